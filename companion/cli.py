@@ -1,0 +1,144 @@
+"""The ``companion`` command line (click).
+
+Errors a user can cause (a bad session file, an unknown game id) print one
+line on standard error and exit with status 2, never a traceback.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Any
+
+import click
+
+from companion import __version__
+from companion.errors import CompanionError, SessionError
+from companion.rulings import Ruling
+
+
+def _fail(message: str) -> None:
+    click.echo(f"companion: {message}", err=True)
+    sys.exit(2)
+
+
+@click.group()
+@click.version_option(__version__, prog_name="companion")
+def main() -> None:
+    """Card Table Companion: referee and scorekeeper for a real card table."""
+
+
+def _emit(rulings: list[Ruling] | Any, *, text: bool, speak: bool, pack: Any) -> None:
+    from companion.voice.phrases import sentence
+
+    speaker = None
+    if speak:
+        from companion.voice.speaker import open_speaker
+
+        speaker = open_speaker(pack)
+    for ruling in rulings:
+        if text:
+            line = sentence(ruling, pack)
+            if line:
+                click.echo(line)
+        else:
+            click.echo(ruling.to_json().decode())
+        if speaker is not None:
+            line = sentence(ruling, pack)
+            if line:
+                speaker.say(line)
+    if speaker is not None:
+        speaker.close()
+
+
+@main.command()
+@click.argument("session", type=click.Path(dir_okay=False, path_type=Path), required=False)
+@click.option("--game", "game_id", type=int, help="Replay a stored game by its id instead.")
+@click.option("--db", type=click.Path(dir_okay=False, path_type=Path),
+              help="The event log (default: $COMPANION_DB or ~/.local/share/companion).")
+@click.option("--speak", is_flag=True, help="Also speak the rulings.")
+@click.option("--text", is_flag=True, help="Print sentences instead of JSON lines.")
+@click.option("--recognizer", default=None,
+              help="Speech backend for audio events: vosk or pocketsphinx.")
+def replay(session: Path | None, game_id: int | None, db: Path | None, speak: bool,
+           text: bool, recognizer: str | None) -> None:
+    """Replay a recorded SESSION (JSON Lines) or a stored game; print its rulings."""
+    from companion.replay import replay as run
+    from companion.session import load_session, parse_header
+    from companion.voice.pack import lexicon_for_header, load_pack
+
+    if (session is None) == (game_id is None):
+        _fail("give a SESSION file or --game ID (one of them)")
+    try:
+        if session is not None:
+            if not session.exists():
+                _fail(f"no such session file: {str(session)!r}")
+            parsed = load_session(session, lexicon_for=lexicon_for_header)
+            header = parsed.game.header()
+        else:
+            from companion.session import Session
+            from companion.store import Store
+
+            assert game_id is not None
+            store = Store(db)
+            header = store.header(game_id)
+            game = parse_header(header, lexicon_for=lexicon_for_header)
+            events = [game.parse_event(o) for o in store.event_objects(game_id)]
+            parsed = Session(game=game, events=events, lines=list(range(1, len(events) + 1)))
+        pack = load_pack(str(header.get("voice", "en")))
+        on_audio = None
+        if any(ev.type == "audio" for ev in parsed.events):
+            from companion.referee import audio_handler
+
+            on_audio = audio_handler(recognizer, pack)
+        _emit(run(parsed, on_audio=on_audio), text=text, speak=speak, pack=pack)
+    except SessionError as exc:
+        _fail(f"{session}: {exc}")
+    except (CompanionError, OSError) as exc:
+        _fail(str(exc))
+
+
+@main.command()
+@click.option("--db", type=click.Path(dir_okay=False, path_type=Path),
+              help="The event log (default: $COMPANION_DB or ~/.local/share/companion).")
+def games(db: Path | None) -> None:
+    """List the stored games, newest first."""
+    import datetime as dt
+
+    from companion.store import Store
+
+    try:
+        rows = Store(db).games()
+    except CompanionError as exc:
+        _fail(str(exc))
+        return
+    if not rows:
+        click.echo("No stored games yet.")
+    for row in rows:
+        when = dt.datetime.fromtimestamp(row.created).strftime("%Y-%m-%d %H:%M")
+        winner = f"winner {row.winner}" if row.winner else "in play"
+        click.echo(f"{row.id:>4}  {when}  {row.game:<13} {', '.join(row.players)}  "
+                   f"({row.events} events, {winner})")
+
+
+@main.command()
+@click.option("--quiet", is_flag=True, help="Print only; do not speak.")
+def demo(quiet: bool) -> None:
+    """Replay the shipped example game (the Nasty 7 rulebook example), spoken and printed."""
+    from companion.replay import replay as run
+    from companion.resources import data_path
+    from companion.session import load_session
+    from companion.voice.pack import lexicon_for_header, load_pack
+
+    path = data_path("voices", "en", "examples", "nasty7-rulebook.jsonl")
+    try:
+        parsed = load_session(path, lexicon_for=lexicon_for_header)
+    except SessionError as exc:
+        _fail(f"{path}: {exc}")
+        return
+    click.echo(f"Replaying {path.name}: {', '.join(parsed.game.players)}")
+    _emit(run(parsed), text=True, speak=not quiet, pack=load_pack("en"))
+
+
+if __name__ == "__main__":
+    main()

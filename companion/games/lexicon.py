@@ -1,0 +1,66 @@
+"""The words a game listens for, as pure data.
+
+A ``Lexicon`` maps spoken words to what they mean in the games: count words to
+numbers, the phone sounds of The Nasty 7, claim words of Cheat. The voice pack
+(``voices/<lang>/pack.toml``) supplies it; the engines only read it, so they
+stay free of file I/O. ``ENGLISH`` is the built-in default, identical to
+``voices/en``.
+"""
+
+from __future__ import annotations
+
+import msgspec
+
+
+class Lexicon(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """Spoken words and their meaning.
+
+    ``numbers``: word -> number (count words, digits included).
+    ``default_sound``: the phone sound of a round without the nasty rules.
+    ``sounds``: phone sounds offered for the nasty rules (players may invent others).
+    ``ranks``: word -> Cheat rank (``"A"``, ``"2"`` .. ``"10"``, ``"J"``, ``"Q"``, ``"K"``),
+    singular and plural forms.
+    ``cheat``: the words that call cheat.
+    """
+
+    numbers: dict[str, int]
+    default_sound: str = "hmmrrr"
+    sounds: tuple[str, ...] = ()
+    ranks: dict[str, str] = msgspec.field(default_factory=dict)
+    cheat: tuple[str, ...] = ("cheat",)
+
+    def number(self, word: str) -> int | None:
+        """The number a word stands for, or None."""
+        return self.numbers.get(word.lower())
+
+    def number_word(self, n: int) -> str:
+        """The first word of the lexicon that says ``n`` (digits as a fallback)."""
+        for word, value in self.numbers.items():
+            if value == n and not word.isdigit():
+                return word
+        return str(n)
+
+
+_EN_NUMBERS = {
+    "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
+    "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12,
+}
+_EN_NUMBERS.update({str(v): v for v in range(0, 13)})
+_EN_NUMBERS["zero"] = 0
+
+_EN_RANKS: dict[str, str] = {
+    "ace": "A", "aces": "A", "king": "K", "kings": "K", "queen": "Q", "queens": "Q",
+    "jack": "J", "jacks": "J",
+    "two": "2", "twos": "2", "three": "3", "threes": "3", "four": "4", "fours": "4",
+    "five": "5", "fives": "5", "six": "6", "sixes": "6", "seven": "7", "sevens": "7",
+    "eight": "8", "eights": "8", "nine": "9", "nines": "9", "ten": "10", "tens": "10",
+}
+
+ENGLISH = Lexicon(
+    numbers=_EN_NUMBERS,
+    default_sound="hmmrrr",
+    sounds=("hmmrrr", "pfft", "ouch", "peekaboo", "bingo", "hello", "quack"),
+    ranks=_EN_RANKS,
+    cheat=("cheat",),
+)
+"""The English lexicon, the same words as ``voices/en/pack.toml``."""

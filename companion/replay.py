@@ -1,0 +1,73 @@
+"""Running a session through the same engine as the live table.
+
+``replay(session)`` yields every ruling in order. ``audio`` events are turned
+into ``say`` events by an audio handler (``companion.referee``) and merged
+with the session's own events in time order, as at the live table.
+"""
+
+from __future__ import annotations
+
+import heapq
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from companion.errors import EventError, SessionError
+from companion.events import Audio, Event
+from companion.games.base import Match
+from companion.rulings import Ruling
+from companion.session import Session
+
+AudioHandler = Callable[[Audio, Session, Match[Any]], list[Event]]
+"""Turns an ``audio`` event into the events heard in it (``say`` with onsets)."""
+
+
+@dataclass
+class Replayed:
+    """What a replay produced: the final match and every ruling in order."""
+
+    match: Match[Any]
+    rulings: list[Ruling]
+
+
+def replay(session: Session, *, on_audio: AudioHandler | None = None,
+           match: Match[Any] | None = None) -> Iterator[Ruling]:
+    """Apply a session's events in time order to ``match`` (a new one if
+    None); yield the rulings.
+
+    Raises ``SessionError`` naming the line (and field) of an event the engine
+    refuses, and for an ``audio`` event when no ``on_audio`` handler is given."""
+    if match is None:
+        match = Match(session.game)
+    # (t, order, line, event): events heard in audio are merged by time, after
+    # the session's own events at the same time.
+    queue: list[tuple[float, int, int, Event]] = [
+        (ev.t, i * 2, session.line_of(i), ev) for i, ev in enumerate(session.events)]
+    heapq.heapify(queue)
+    order = len(queue) * 2 + 1
+    while queue:
+        _, _, line, event = heapq.heappop(queue)
+        if isinstance(event, Audio):
+            if on_audio is None:
+                raise SessionError("audio events need the speech referee", line=line,
+                                   field="path")
+            try:
+                heard = on_audio(event, session, match)
+            except (OSError, ValueError) as exc:
+                raise SessionError(str(exc), line=line, field="path") from None
+            for ev in heard:
+                heapq.heappush(queue, (ev.t, order, line, ev))
+                order += 2
+            continue
+        try:
+            rulings = match.apply(event)
+        except EventError as exc:
+            raise SessionError(str(exc), line=line, field=exc.field) from None
+        yield from rulings
+
+
+def replay_all(session: Session, *, on_audio: AudioHandler | None = None) -> Replayed:
+    """Replay a whole session; return the final match and all rulings."""
+    match: Match[Any] = Match(session.game)
+    rulings = list(replay(session, on_audio=on_audio, match=match))
+    return Replayed(match=match, rulings=rulings)

@@ -1,0 +1,1 @@
+"""Speech output: voice packs, the sentences of rulings, and the speaker."""

@@ -1,0 +1,52 @@
+"""Rulings as sentences a table understands at once.
+
+``sentence(ruling, pack)`` fills the pack's template for the ruling's type
+(``mistake.<kind>`` for mistakes) with the ruling's fields. Lists are said
+as words joined by commas; ``{cards_noun}`` is "card" or "cards".
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from companion.rulings import Ruling
+from companion.voice.pack import VoicePack
+
+
+class _Fields(dict[str, Any]):
+    def __missing__(self, key: str) -> str:
+        return "{" + key + "}"
+
+
+def _spoken(value: Any) -> Any:
+    if isinstance(value, list | tuple):
+        return ", ".join(str(_spoken(v)) for v in value) or "nothing"
+    if isinstance(value, dict):
+        return ", ".join(f"{k} {_spoken(v)}" for k, v in value.items())
+    return value
+
+
+def sentence(ruling: Ruling, pack: VoicePack) -> str:
+    """The sentence for a ruling, or "" when the pack says nothing for it."""
+    data = ruling.to_dict()
+    key = ruling.type
+    if key == "mistake" and f"mistake.{data.get('kind')}" in pack.phrases:
+        key = f"mistake.{data['kind']}"
+    template = pack.phrases.get(key)
+    if template is None:
+        return ""
+    fields = _Fields({k: _spoken(v) for k, v in data.items()})
+    if isinstance(data.get("cards"), int):
+        fields["cards_noun"] = "card" if data["cards"] == 1 else "cards"
+    return template.format_map(fields).strip()
+
+
+def respelled(text: str, pack: VoicePack) -> str:
+    """``text`` with the pack's respellings applied word by word, for espeak-ng."""
+    out = []
+    for word in text.split(" "):
+        core = word.strip(".,!?:;")
+        if core.lower() in pack.respell:
+            word = word.replace(core, pack.respell[core.lower()])
+        out.append(word)
+    return " ".join(out)
