@@ -1,0 +1,70 @@
+"""The running companion: the event log, the table in play, and its listeners.
+
+One ``Hub`` lives in the ``companion run`` process. The board, the microphone,
+the voice and the control page all share it: inputs call ``hub.submit``,
+outputs ``hub.subscribe``. Starting a new game (from the page's setup) swaps
+the table; listeners stay subscribed across games.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+from companion.errors import IllegalEventError
+from companion.events import Event
+from companion.games import make_game
+from companion.rulings import Ruling
+from companion.store import Store
+from companion.table import Table
+from companion.voice.pack import VoicePack, load_pack
+
+HubListener = Callable[[Table, Event | None, list[Ruling]], None]
+"""Called with the table, the event (None when a game starts) and its rulings."""
+
+
+class Hub:
+    """The companion's shared state. ``pack``: the voice pack in use."""
+
+    def __init__(self, store: Store, pack: VoicePack | None = None) -> None:
+        self.store = store
+        self.pack = pack or load_pack("en")
+        self.table: Table | None = None
+        self._listeners: list[HubListener] = []
+        self._lock = threading.Lock()
+
+    def subscribe(self, listener: HubListener) -> None:
+        """Tell ``listener`` of every game started and every event applied."""
+        self._listeners.append(listener)
+
+    def _relay(self, table: Table, event: Event, rulings: list[Ruling]) -> None:
+        for listener in list(self._listeners):
+            listener(table, event, rulings)
+
+    def _install(self, table: Table) -> Table:
+        with self._lock:
+            self.table = table
+        table.subscribe(self._relay)
+        for listener in list(self._listeners):
+            listener(table, None, [])
+        return table
+
+    def new_game(self, game: str, players: Sequence[str],
+                 options: Mapping[str, Any] | None = None) -> Table:
+        """Start a new game (it becomes the table in play). Raises
+        ``UnknownGameError``, ``IllegalEventError`` (players) or ``OptionError``."""
+        engine = make_game(game, players, options, lexicon=self.pack.lexicon)
+        return self._install(Table.new(self.store, engine))
+
+    def resume(self, game_id: int) -> Table:
+        """Make a stored game the table in play, rebuilt from its log."""
+        return self._install(Table.resume(self.store, game_id, lexicon=self.pack.lexicon))
+
+    def submit(self, event: Event) -> list[Ruling]:
+        """Apply an event to the table in play. Raises ``IllegalEventError``
+        when no game is set up, and whatever ``Table.submit`` raises."""
+        table = self.table
+        if table is None:
+            raise IllegalEventError("no game is set up yet")
+        return table.submit(event)
