@@ -113,6 +113,16 @@ class Game(ABC, Generic[S]):
         timeout ruling is not ruled again at once."""
         return state
 
+    def listen_words(self, state: S) -> list[str]:
+        """The spoken words that can matter now, for the recognizer's grammar.
+
+        Default: every count word, phone sound and cheat word of the lexicon.
+        Engines narrow it to what the current turn allows."""
+        lex = self.lexicon
+        words = [w for w in lex.numbers if not w.isdigit()]
+        words += [*lex.sounds, *lex.cheat]
+        return list(dict.fromkeys(words))
+
     def winner(self, state: S) -> str | None:
         """The winner, once the game is over; None before."""
         return None
