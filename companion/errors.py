@@ -93,6 +93,10 @@ class AudioDeviceError(CompanionError, OSError):
     """An audio device cannot be opened or has gone away."""
 
 
+class SpeechOutputError(CompanionError, OSError):
+    """Speech cannot be synthesized (espeak-ng missing or failing) or written."""
+
+
 # --- hardware -------------------------------------------------------------
 
 
