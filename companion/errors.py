@@ -93,6 +93,16 @@ class AudioDeviceError(CompanionError, OSError):
     """An audio device cannot be opened or has gone away."""
 
 
+class SynthesisError(CompanionError, OSError):
+    """espeak-ng or a Piper voice cannot render speech (missing program or
+    voice file, a failed run)."""
+
+
+class ClipError(CompanionError, ValueError):
+    """A test clip cannot be built as asked: a negative silence, a non-finite
+    SNR, an empty utterance, an unknown voice family."""
+
+
 class SpeechOutputError(CompanionError, OSError):
     """Speech cannot be synthesized (espeak-ng missing or failing) or written."""
 
