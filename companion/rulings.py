@@ -14,7 +14,7 @@ from typing import Any
 import msgspec
 
 
-class Ruling(msgspec.Struct, frozen=True, kw_only=True, tag_field="type"):
+class Ruling(msgspec.Struct, frozen=True, kw_only=True, tag_field="type", omit_defaults=True):
     """Base of all rulings. ``t``: seconds on the table clock."""
 
     t: float

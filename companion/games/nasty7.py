@@ -1,0 +1,713 @@
+"""The Nasty 7: the rules engine (pure: state + event -> state + rulings).
+
+Source: ``rules/nasty7.md`` (the rulebook) and the decisions of DESIGN.md
+where it is silent. In short:
+
+* The count runs 1..7, then down to 1, then up again: after 7 comes 6, after
+  1 comes 2. A round starts at one.
+* Each card carries racketeers: racketeer 1, twin racketeer 2, phone 1,
+  twin phone 2, gun 1. Every racketeer moves the count, whatever the card.
+* The call: a racketeer card says its number, a twin racketeer the next two
+  numbers; a phone card says the round's phone sound once per racketeer
+  (instead of the numbers); a gun card is silence. After a twin card the next
+  player skips their turn.
+* A mistake (wrong number, wrong word, wrong sound, a flip out of turn, no
+  call within ``hesitation`` seconds of the flip) ends the round: the
+  offender takes the pile to the bottom of their stack and starts the next
+  round at one.
+* An accusation accuses the last caller. If the caller was wrong they take
+  the pile; if not, the accusers do, split as evenly as possible, dealt one
+  card at a time in seat order from the accused player's left, and whoever
+  gets the last card starts.
+* The first player whose stack is empty after a correct call wins.
+
+Judging words: a ``say`` event carries the words heard and its onset ``t``.
+Only game words are judged (count words and phone sounds of the lexicon,
+and this round's sound); other words are table talk and ignored, although
+any speech counts as the onset of a call. Words with ``confidence`` below
+``min_confidence`` are weak evidence: they may confirm a call but never
+make a mistake on their own; the call is then left *unsure*, and an
+accusation is ruled from the count against what was heard.
+
+A call's window runs from its flip to the next flip by the right player:
+a call missing when the next card is flipped is ruled a hesitation.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any, Literal
+
+import msgspec
+
+from companion.errors import IllegalEventError, OptionError
+from companion.events import Event, Say
+from companion.games.base import Game, Options
+from companion.rulings import Ruling, Scores, Winner
+
+Card = Literal["racketeer", "twin_racketeer", "phone", "twin_phone", "gun"]
+CARDS: tuple[Card, ...] = ("racketeer", "twin_racketeer", "phone", "twin_phone", "gun")
+RACKETEERS: dict[str, int] = {
+    "racketeer": 1, "twin_racketeer": 2, "phone": 1, "twin_phone": 2, "gun": 1}
+"""How many racketeers each card shows: how far it moves the count."""
+TWINS = frozenset({"twin_racketeer", "twin_phone"})
+PHONES = frozenset({"phone", "twin_phone"})
+
+MistakeKind = Literal["wrong_number", "wrong_word", "wrong_sound", "out_of_turn",
+                      "hesitation", "false_accusation"]
+CallStatus = Literal["pending", "ok", "mistake", "unsure", "settled"]
+
+
+# --- options ------------------------------------------------------------------
+
+
+class Composition(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """How many cards of each kind the deck holds.
+
+    The published counts are not known; this default makes 110 cards with
+    racketeers the large majority and the special cards a steady spice:
+    60 racketeers, 14 twin racketeers, 14 phones, 8 twin phones, 14 guns."""
+
+    racketeer: int = 60
+    twin_racketeer: int = 14
+    phone: int = 14
+    twin_phone: int = 8
+    gun: int = 14
+
+    def counts(self, *, younger: bool) -> dict[str, int]:
+        """Cards per kind; the version for younger players leaves out the twins."""
+        out = {card: int(getattr(self, card)) for card in CARDS}
+        if younger:
+            out["twin_racketeer"] = out["twin_phone"] = 0
+        return out
+
+
+class Nasty7Options(Options, frozen=True, kw_only=True):
+    """House settings of The Nasty 7, with their defaults.
+
+    ``hesitation``: seconds from the flip to the onset of the call before it
+    is a hesitation (rulebook: 3 seconds). ``nasty``: the nasty rules (from
+    the second round on, the round's first phone player picks the sound).
+    ``even_more_nasty``: a starting player whose first card of the round is a
+    mistake also takes one card from the top of each opponent's stack.
+    ``younger``: the version for younger players (no twin cards).
+    ``composition``: the deck. ``virtual_deck``: the companion deals and knows
+    every card (a flip without ``card`` flips the top one), shuffled with
+    ``seed``. ``min_confidence``: words heard with less confidence (0..1) are
+    weak evidence. ``first_player``: who starts (rulebook: the youngest;
+    default the first seat)."""
+
+    hesitation: float = 3.0
+    nasty: bool = False
+    even_more_nasty: bool = False
+    younger: bool = False
+    composition: Composition = msgspec.field(default_factory=Composition)
+    virtual_deck: bool = False
+    seed: int = 0
+    min_confidence: float = 0.5
+    first_player: str | None = None
+
+
+# --- events -------------------------------------------------------------------
+
+
+class Flip(Event, frozen=True, kw_only=True, tag="flip"):
+    """``player`` flipped the top card of their stack onto the pile at ``t``.
+
+    ``card``: its kind; may be left out in virtual-deck mode."""
+
+    player: str
+    card: Card | None = None
+
+
+class Accuse(Event, frozen=True, kw_only=True, tag="accuse"):
+    """The players ``by`` accuse the last caller of a mistake."""
+
+    by: list[str]
+
+
+class PhoneWord(Event, frozen=True, kw_only=True, tag="phone_word"):
+    """Nasty rules: the sound the round's first phone player chose."""
+
+    text: str
+
+
+# --- rulings ------------------------------------------------------------------
+
+
+class CallOk(Ruling, frozen=True, kw_only=True, tag="call_ok"):
+    """``player``'s call was right; the count now stands at ``count``."""
+
+    player: str
+    count: int
+
+
+class Mistake(Ruling, frozen=True, kw_only=True, tag="mistake"):
+    """``player`` made a mistake of ``kind``. ``expected``: the right call's
+    words; ``heard``: the game words heard; ``accused``: for a false
+    accusation, whom they accused."""
+
+    player: str
+    kind: MistakeKind
+    expected: list[str]
+    heard: list[str]
+    accused: str | None = None
+
+
+class Pile(Ruling, frozen=True, kw_only=True, tag="pile"):
+    """``player`` takes ``cards`` cards of the pile to the bottom of their stack."""
+
+    player: str
+    cards: int
+
+
+class PenaltyCards(Ruling, frozen=True, kw_only=True, tag="penalty_cards"):
+    """Even more nasty: ``player`` takes ``cards`` cards, one from the top of
+    each opponent's stack."""
+
+    player: str
+    cards: int
+
+
+class Round(Ruling, frozen=True, kw_only=True, tag="round"):
+    """A new round starts at one with ``starter``."""
+
+    starter: str
+
+
+class SoundSet(Ruling, frozen=True, kw_only=True, tag="sound_set"):
+    """Nasty rules: ``player`` chose ``sound`` as this round's phone sound."""
+
+    player: str
+    sound: str
+
+
+class AccusationUnheard(Ruling, frozen=True, kw_only=True, tag="accusation_unheard"):
+    """An accusation of ``player``, whose call the companion did not hear:
+    no ruling, play goes on."""
+
+    player: str
+
+
+# --- state --------------------------------------------------------------------
+
+
+class Call(msgspec.Struct, frozen=True, kw_only=True):
+    """The call owed for one flip.
+
+    ``expected``: tokens of the right call (``"#5"`` for the number five, a
+    sound's words otherwise; empty for a gun card). ``heard``: game tokens
+    heard that fit so far; ``doubt``: weak game tokens that did not fit.
+    ``words``: everything heard in the window, as said. ``onset``: the onset
+    of the first speech in the window (seconds). ``opening``: the starter's
+    first card of the round. ``choose_sound``: nasty rules, this call picks
+    the round's sound."""
+
+    player: int
+    card: Card
+    flip_t: float
+    count: int
+    expected: tuple[str, ...]
+    heard: tuple[str, ...] = ()
+    doubt: tuple[str, ...] = ()
+    words: tuple[str, ...] = ()
+    onset: float | None = None
+    last_word: float | None = None
+    status: CallStatus = "pending"
+    opening: bool = False
+    choose_sound: bool = False
+    last_card: bool = False
+
+
+StackCard = Card | None
+"""A card in a stack: its kind, or None when the companion does not know it."""
+
+
+class Nasty7State(msgspec.Struct, frozen=True, kw_only=True):
+    """The whole table: stacks (index 0 is the top card), the pile, whose
+    turn it is, the count and the call in progress. ``last``: the last
+    number counted this round (0 before the first card); ``direction``:
+    +1 counting up, -1 counting down."""
+
+    t: float = 0.0
+    stacks: tuple[tuple[StackCard, ...], ...]
+    pile: tuple[Card, ...] = ()
+    set_aside: int = 0
+    turn: int = 0
+    starter: int = 0
+    round_no: int = 1
+    last: int = 0
+    direction: int = 1
+    sound: str | None = None
+    call: Call | None = None
+    winner: int | None = None
+
+
+# --- pure helpers -------------------------------------------------------------
+
+
+def advance_count(last: int, direction: int, steps: int) -> tuple[list[int], int, int]:
+    """The numbers said for ``steps`` racketeers after ``last`` (0 = round
+    start), and the new ``(last, direction)``. 7 turns down, 1 turns up."""
+    numbers = []
+    for _ in range(steps):
+        if last == 0:
+            last, direction = 1, 1
+        else:
+            nxt = last + direction
+            if nxt > 7:
+                nxt, direction = 6, -1
+            elif nxt < 1:
+                nxt, direction = 2, 1
+            last = nxt
+        numbers.append(last)
+    return numbers, last, direction
+
+
+def _words(text: str) -> list[str]:
+    out = []
+    for raw in text.replace(",", " ").split():
+        word = raw.strip(".!?;:\"'").lower()
+        if word:
+            out.append(word)
+    return out
+
+
+class Nasty7(Game[Nasty7State]):
+    """The Nasty 7 for 2-6 players in seat order (clockwise)."""
+
+    name = "nasty7"
+    title = "The Nasty 7"
+    min_players = 2
+    max_players = 6
+    options_type = Nasty7Options
+    event_types = (Flip, Accuse, PhoneWord)
+    options: Nasty7Options
+
+    def check_options(self) -> None:
+        o = self.options
+        if not o.hesitation > 0:
+            raise OptionError(f"hesitation must be above 0 seconds, not {o.hesitation!r}",
+                              field="hesitation")
+        if not 0.0 <= o.min_confidence <= 1.0:
+            raise OptionError(f"min_confidence must be 0..1, not {o.min_confidence!r}",
+                              field="min_confidence")
+        counts = o.composition.counts(younger=o.younger)
+        if any(v < 0 for v in counts.values()):
+            raise OptionError(f"card counts cannot be negative: {counts!r}", field="composition")
+        if sum(counts.values()) < len(self.players):
+            raise OptionError(f"a deck of {sum(counts.values())} cards is too small for "
+                              f"{len(self.players)} players", field="composition")
+        if o.first_player is not None:
+            self.player_index(o.first_player, field="first_player")
+
+    # -- tokens ------------------------------------------------------------
+
+    def _token(self, word: str) -> str:
+        n = self.lexicon.number(word)
+        return f"#{n}" if n is not None else word
+
+    def _tokens(self, text: str) -> tuple[str, ...]:
+        return tuple(self._token(w) for w in _words(text))
+
+    def _say_token(self, token: str) -> str:
+        return self.lexicon.number_word(int(token[1:])) if token.startswith("#") else token
+
+    def _sound_tokens(self, state: Nasty7State) -> set[str]:
+        sounds = [self.lexicon.default_sound, *self.lexicon.sounds]
+        if state.sound:
+            sounds.append(state.sound)
+        return {tok for s in sounds for tok in self._tokens(s)}
+
+    def _is_game_token(self, token: str, state: Nasty7State) -> bool:
+        return token.startswith("#") or token in self._sound_tokens(state)
+
+    # -- setup -------------------------------------------------------------
+
+    def start(self) -> Nasty7State:
+        o = self.options
+        counts = o.composition.counts(younger=o.younger)
+        total = sum(counts.values())
+        n = len(self.players)
+        per = total // n
+        if o.virtual_deck:
+            deck: list[StackCard] = [c for c in CARDS for _ in range(counts[c])]
+            random.Random(o.seed).shuffle(deck)
+            stacks = tuple(tuple(deck[i::n][:per]) for i in range(n))
+        else:
+            stacks = tuple(tuple([None] * per) for _ in range(n))
+        first = self.player_index(o.first_player) if o.first_player else 0
+        return Nasty7State(stacks=stacks, set_aside=total - per * n, turn=first, starter=first,
+                           sound=self.lexicon.default_sound)
+
+    def deck_size(self) -> int:
+        """Cards in play plus those set aside: what the stacks and pile always add up to."""
+        return sum(self.options.composition.counts(younger=self.options.younger).values())
+
+    # -- the fold ------------------------------------------------------------
+
+    def apply(self, state: Nasty7State, event: Event) -> tuple[Nasty7State, list[Ruling]]:
+        if event.t < state.t:
+            raise IllegalEventError(f"t={event.t!r} is before the table's time {state.t!r}",
+                                    field="t")
+        if state.winner is not None and event.type not in ("tick", "say"):
+            raise IllegalEventError(
+                f"the game is over: {self.players[state.winner]} has won", field="type")
+        rulings: list[Ruling] = []
+        state = self._advance(state, event.t, rulings)
+        state = msgspec.structs.replace(state, t=event.t)
+        if state.winner is not None:
+            return state, rulings
+        if isinstance(event, Flip):
+            state = self._flip(state, event, rulings)
+        elif isinstance(event, Say):
+            state = self._say(state, event, rulings)
+        elif isinstance(event, Accuse):
+            state = self._accuse(state, event, rulings)
+        elif isinstance(event, PhoneWord):
+            state = self._phone_word(state, event, rulings)
+        return state, rulings
+
+    def on_undo(self, state: Nasty7State, t: float) -> Nasty7State:
+        """An undo waives a call's deadline that has already passed: the call
+        is left unsure (accusable) instead of being ruled again at once."""
+        call = state.call
+        if call is not None and call.status == "pending" and t > self._deadline(call):
+            return msgspec.structs.replace(state, call=msgspec.structs.replace(call,
+                                                                               status="unsure"))
+        return state
+
+    # -- time ----------------------------------------------------------------
+
+    def _deadline(self, call: Call) -> float:
+        if call.onset is None:
+            return call.flip_t + self.options.hesitation
+        return max(call.flip_t, call.last_word or call.onset) + self.options.hesitation
+
+    def _advance(self, state: Nasty7State, t: float, rulings: list[Ruling]) -> Nasty7State:
+        """Resolve a pending call whose deadline has passed by time ``t``."""
+        call = state.call
+        if call is None or call.status != "pending" or t <= self._deadline(call):
+            return state
+        return self._close(state, self._deadline(call), rulings)
+
+    def _close(self, state: Nasty7State, t: float, rulings: list[Ruling]) -> Nasty7State:
+        """End a pending call's window at ``t`` (deadline or next flip)."""
+        call = state.call
+        assert call is not None and call.status == "pending"
+        if not call.expected and not call.heard and not call.choose_sound:
+            return self._call_ok(state, t, rulings)  # a gun card kept silent
+        if call.onset is None:
+            return self._mistake(state, t, call.player, "hesitation", rulings)
+        if call.doubt or not call.heard:
+            # Speech without sure game words: never a mistake on weak evidence.
+            return self._set_call(state, status="unsure", rulings=rulings, t=t)
+        kind: MistakeKind = "wrong_sound" if call.card in PHONES else "wrong_number"
+        return self._mistake(state, t, call.player, kind, rulings)
+
+    # -- events --------------------------------------------------------------
+
+    def _flip(self, state: Nasty7State, event: Flip, rulings: list[Ruling]) -> Nasty7State:
+        p = self.player_index(event.player)
+        stack = state.stacks[p]
+        if not stack:
+            raise IllegalEventError(f"{self.players[p]} has no cards to flip", field="player")
+        top = stack[0]
+        card = event.card
+        if self.options.younger and card in TWINS:
+            raise IllegalEventError(f"the younger version has no twin cards, not {card!r}",
+                                    field="card")
+        if self.options.virtual_deck:
+            if card is not None and card != top:
+                raise IllegalEventError(f"{self.players[p]}'s top card is {top!r}, not {card!r}",
+                                        field="card")
+            card = top
+        if card is None:
+            raise IllegalEventError("say which card was flipped", field="card")
+        if p != state.turn:
+            # Played out of turn, or instead of skipping: the card joins the pile
+            # and the round ends on it. A pending call of the previous player is
+            # dropped with the round.
+            state = self._take_top(state, p, card)
+            return self._mistake(state, event.t, p, "out_of_turn", rulings,
+                                 expected=[self.players[state.turn]])
+        state = self._take_top(state, p, card)
+        if state.call is not None and state.call.status == "pending":
+            # The next card closes the previous call's window. If that call was
+            # a mistake, this card is already on the pile the offender takes.
+            round_no = state.round_no
+            state = self._close(state, event.t, rulings)
+            if state.winner is not None or state.round_no != round_no:
+                return state
+        opening = len(state.pile) == 1 and p == state.starter
+        numbers, last, direction = advance_count(state.last, state.direction, RACKETEERS[card])
+        choose = False
+        if card == "gun":
+            expected: tuple[str, ...] = ()
+        elif card in PHONES:
+            if state.sound is None:
+                choose, expected = True, ()
+            else:
+                expected = self._tokens(state.sound) * RACKETEERS[card]
+        else:
+            expected = tuple(f"#{n}" for n in numbers)
+        call = Call(player=p, card=card, flip_t=event.t, count=last, expected=expected,
+                    opening=opening, choose_sound=choose, last_card=not state.stacks[p])
+        skip = 2 if card in TWINS else 1
+        return msgspec.structs.replace(state, last=last, direction=direction, call=call,
+                                       turn=(p + skip) % len(self.players))
+
+    def _say(self, state: Nasty7State, event: Say, rulings: list[Ruling]) -> Nasty7State:
+        call = state.call
+        if call is None or event.t < call.flip_t:
+            return state
+        words = _words(event.text)
+        onset = call.onset if call.onset is not None else event.t
+        end = event.end if event.end is not None else event.t
+        call = msgspec.structs.replace(call, words=call.words + tuple(words), onset=onset,
+                                       last_word=max(end, call.last_word or end))
+        state = msgspec.structs.replace(state, call=call)
+        if call.status != "pending":
+            return state
+        strong = event.confidence >= self.options.min_confidence
+        if call.choose_sound:
+            return self._choose_sound(state, words, event.t, rulings)
+        tokens = [tok for tok in self._tokens(event.text) if self._is_game_token(tok, state)]
+        for token in tokens:
+            call = state.call
+            assert call is not None
+            position = len(call.heard)
+            fits = position < len(call.expected) and call.expected[position] == token
+            if fits:
+                state = self._set_call(state, heard=(*call.heard, token))
+                if len(call.heard) + 1 == len(call.expected):
+                    return self._call_ok(state, event.t, rulings)
+                continue
+            if not strong:
+                state = self._set_call(state, doubt=(*call.doubt, token))
+                continue
+            kind = self._kind(call, token)
+            return self._mistake(state, event.t, call.player, kind, rulings,
+                                 heard=[*map(self._say_token, call.heard), self._say_token(token)])
+        return state
+
+    def _kind(self, call: Call, token: str) -> MistakeKind:
+        if not call.expected:
+            return "wrong_word"  # any game word on a gun card
+        want = call.expected[min(len(call.heard), len(call.expected) - 1)]
+        if want.startswith("#"):
+            return "wrong_number" if token.startswith("#") else "wrong_word"
+        return "wrong_word" if token.startswith("#") else "wrong_sound"
+
+    def _choose_sound(self, state: Nasty7State, words: list[str], t: float,
+                      rulings: list[Ruling]) -> Nasty7State:
+        call = state.call
+        assert call is not None
+        if not words:
+            return state
+        reps = RACKETEERS[call.card]
+        half = len(words) // 2
+        if reps == 2 and len(words) % 2 == 0 and words[:half] == words[half:]:
+            sound_words = words[:half]
+        else:
+            sound_words = words
+        sound = " ".join(sound_words)
+        rulings.append(SoundSet(t=t, player=self.players[call.player], sound=sound))
+        expected = self._tokens(sound) * reps
+        heard = tuple(self._token(w) for w in words)[: len(expected)]
+        state = msgspec.structs.replace(state, sound=sound)
+        state = self._set_call(state, expected=expected, heard=heard, choose_sound=False)
+        if len(heard) == len(expected):
+            return self._call_ok(state, t, rulings)
+        return state
+
+    def _phone_word(self, state: Nasty7State, event: PhoneWord,
+                    rulings: list[Ruling]) -> Nasty7State:
+        sound = " ".join(_words(event.text))
+        if not sound:
+            raise IllegalEventError("the phone sound is empty", field="text")
+        if state.sound is not None:
+            if sound == state.sound:
+                return state
+            raise IllegalEventError(f"this round's sound is already {state.sound!r}",
+                                    field="text")
+        call = state.call
+        player = self.players[call.player] if call is not None else self.players[state.turn]
+        rulings.append(SoundSet(t=event.t, player=player, sound=sound))
+        state = msgspec.structs.replace(state, sound=sound)
+        if call is not None and call.choose_sound:
+            expected = self._tokens(sound) * RACKETEERS[call.card]
+            state = self._set_call(state, expected=expected, choose_sound=False)
+        return state
+
+    def _accuse(self, state: Nasty7State, event: Accuse, rulings: list[Ruling]) -> Nasty7State:
+        call = state.call
+        if not event.by:
+            raise IllegalEventError("an accusation needs at least one accuser", field="by")
+        accusers = sorted({self.player_index(b, field="by") for b in event.by})
+        if call is None or call.status in ("mistake", "settled"):
+            raise IllegalEventError("there is no call to accuse in this round", field="type")
+        if call.player in accusers:
+            raise IllegalEventError(f"{self.players[call.player]} cannot accuse themself",
+                                    field="by")
+        t = event.t
+        expected = list(call.expected)
+        if call.status == "ok" or (not call.doubt and call.heard) or (
+                call.card == "gun" and not call.doubt):
+            wrong = False
+        elif call.doubt:
+            wrong = True
+        else:
+            rulings.append(AccusationUnheard(t=t, player=self.players[call.player]))
+            return state
+        if wrong:
+            token = call.doubt[0]
+            kind = self._kind(call, token)
+            heard = [*map(self._say_token, call.heard), *map(self._say_token, call.doubt)]
+            return self._mistake(state, t, call.player, kind, rulings, heard=heard)
+        for a in accusers:
+            rulings.append(Mistake(t=t, player=self.players[a], kind="false_accusation",
+                                   expected=[self._say_token(x) for x in expected],
+                                   heard=[self._say_token(x) for x in call.heard],
+                                   accused=self.players[call.player]))
+        return self._split_pile(state, t, call.player, accusers, rulings)
+
+    # -- outcomes -------------------------------------------------------------
+
+    def _set_call(self, state: Nasty7State, *, rulings: list[Ruling] | None = None,
+                  t: float | None = None, **changes: Any) -> Nasty7State:
+        assert state.call is not None
+        call = msgspec.structs.replace(state.call, **changes)
+        state = msgspec.structs.replace(state, call=call)
+        if changes.get("status") == "unsure" and call.last_card and rulings is not None:
+            # Nobody could prove the last call wrong: the benefit of the doubt.
+            assert t is not None
+            return self._win(state, t, call.player, rulings)
+        return state
+
+    def _call_ok(self, state: Nasty7State, t: float, rulings: list[Ruling]) -> Nasty7State:
+        call = state.call
+        assert call is not None
+        rulings.append(CallOk(t=t, player=self.players[call.player], count=call.count))
+        state = self._set_call(state, status="ok")
+        if call.last_card:
+            return self._win(state, t, call.player, rulings)
+        return state
+
+    def _win(self, state: Nasty7State, t: float, p: int, rulings: list[Ruling]) -> Nasty7State:
+        rulings.append(Winner(t=t, player=self.players[p]))
+        rulings.append(Scores(t=t, label="cards left",
+                              scores={n: len(s) for n, s in zip(self.players, state.stacks,
+                                                                strict=True)}))
+        return msgspec.structs.replace(state, winner=p)
+
+    def _take_top(self, state: Nasty7State, p: int, card: Card) -> Nasty7State:
+        stacks = list(state.stacks)
+        stacks[p] = stacks[p][1:]
+        return msgspec.structs.replace(state, stacks=tuple(stacks), pile=(*state.pile, card))
+
+    def _mistake(self, state: Nasty7State, t: float, p: int, kind: MistakeKind,
+                 rulings: list[Ruling], *, expected: list[str] | None = None,
+                 heard: list[str] | None = None) -> Nasty7State:
+        call = state.call
+        on_call = call is not None and call.player == p and kind != "out_of_turn"
+        if expected is None:
+            expected = [self._say_token(x) for x in call.expected] if on_call and call else []
+        if heard is None:
+            heard = [self._say_token(x) for x in call.heard] if on_call and call else []
+        rulings.append(Mistake(t=t, player=self.players[p], kind=kind, expected=expected,
+                               heard=heard))
+        if call is not None and on_call:
+            state = self._set_call(state, status="mistake")
+        opening = bool(on_call and call is not None and call.opening)
+        stacks = list(state.stacks)
+        stacks[p] = stacks[p] + state.pile
+        rulings.append(Pile(t=t, player=self.players[p], cards=len(state.pile)))
+        if self.options.even_more_nasty and opening and p == state.starter:
+            taken: list[StackCard] = []
+            for i in range(len(stacks)):
+                if i != p and stacks[i]:
+                    taken.append(stacks[i][0])
+                    stacks[i] = stacks[i][1:]
+            stacks[p] = stacks[p] + tuple(taken)
+            rulings.append(PenaltyCards(t=t, player=self.players[p], cards=len(taken)))
+        state = msgspec.structs.replace(state, stacks=tuple(stacks), pile=())
+        return self._new_round(state, t, p, rulings)
+
+    def _split_pile(self, state: Nasty7State, t: float, accused: int, accusers: list[int],
+                    rulings: list[Ruling]) -> Nasty7State:
+        n = len(self.players)
+        order = [(accused + k) % n for k in range(1, n) if (accused + k) % n in accusers]
+        shares: dict[int, list[Card]] = {a: [] for a in order}
+        for i, card in enumerate(state.pile):
+            shares[order[i % len(order)]].append(card)
+        last = order[(len(state.pile) - 1) % len(order)]
+        stacks = list(state.stacks)
+        for a in order:
+            stacks[a] = stacks[a] + tuple(shares[a])
+            rulings.append(Pile(t=t, player=self.players[a], cards=len(shares[a])))
+        state = msgspec.structs.replace(state, stacks=tuple(stacks), pile=())
+        state = self._set_call(state, status="settled")
+        return self._new_round(state, t, last, rulings)
+
+    def _new_round(self, state: Nasty7State, t: float, starter: int,
+                   rulings: list[Ruling]) -> Nasty7State:
+        rulings.append(Round(t=t, starter=self.players[starter]))
+        sound = None if self.options.nasty else self.lexicon.default_sound
+        call = state.call
+        if call is not None and call.status == "pending":
+            call = msgspec.structs.replace(call, status="settled")
+        return msgspec.structs.replace(state, turn=starter, starter=starter,
+                                       round_no=state.round_no + 1, last=0, direction=1,
+                                       sound=sound, call=call)
+
+    # -- for the shell ----------------------------------------------------------
+
+    def expected_call(self, state: Nasty7State) -> list[str]:
+        """The words the pending call needs (empty for silence or no call)."""
+        call = state.call
+        if call is None or call.status != "pending":
+            return []
+        return [self._say_token(x) for x in call.expected]
+
+    def listen_words(self, state: Nasty7State) -> list[str]:
+        """Count words one to seven and the phone sounds that can be heard now
+        (this round's sound, or every offered sound while it is unchosen)."""
+        lex = self.lexicon
+        words = [lex.number_word(n) for n in range(1, 8)]
+        if state.sound is not None:
+            words.append(state.sound)
+        else:
+            words += [lex.default_sound, *lex.sounds]
+        return list(dict.fromkeys(words))
+
+    def winner(self, state: Nasty7State) -> str | None:
+        return None if state.winner is None else self.players[state.winner]
+
+    def view(self, state: Nasty7State) -> dict[str, Any]:
+        """The table for the page: players with stack sizes, whose turn, the
+        count, pile size, round sound and the call (words heard, onset after
+        the flip in seconds)."""
+        call = state.call
+        call_view = None
+        if call is not None:
+            call_view = {
+                "player": self.players[call.player], "card": call.card, "flip_t": call.flip_t,
+                "expected": [self._say_token(x) for x in call.expected],
+                "heard": list(call.words), "status": call.status,
+                "onset_after_flip": None if call.onset is None else call.onset - call.flip_t,
+            }
+        return {
+            "players": [{"name": name, "stack": len(stack), "turn": i == state.turn,
+                         "starter": i == state.starter}
+                        for i, (name, stack) in enumerate(zip(self.players, state.stacks,
+                                                              strict=True))],
+            "turn": self.players[state.turn], "count": state.last,
+            "direction": "up" if state.direction > 0 else "down",
+            "pile": len(state.pile), "set_aside": state.set_aside, "round": state.round_no,
+            "sound": state.sound, "call": call_view, "hesitation": self.options.hesitation,
+            "winner": self.winner(state),
+        }
+
+
+GAME = Nasty7
