@@ -112,3 +112,17 @@ class SpeechOutputError(CompanionError, OSError):
 
 class BoardError(CompanionError, ValueError):
     """The pinout is malformed or names a pin twice."""
+
+
+# --- the control page -------------------------------------------------------
+
+
+class RequestError(CompanionError, ValueError):
+    """A control-page request is malformed or not allowed (a missing field, a
+    wrong PIN). ``field`` names the offending field; ``status`` is the HTTP
+    status the page answers with (4xx)."""
+
+    def __init__(self, message: str, *, field: str | None = None, status: int = 400) -> None:
+        super().__init__(message)
+        self.field = field
+        self.status = status
