@@ -1,0 +1,113 @@
+"""A recording as the microphone and a file as the speaker, through ALSA.
+
+ALSA's ``file`` PCM plugin reads capture data from ``infile`` and writes
+playback data to ``file``, over a ``null`` slave that takes and gives any
+amount at once (so it runs faster than real time; times must come from sample
+counts). ``use_file_device`` writes an ALSA configuration that makes such a
+device ALSA's ``default`` and points ``ALSA_CONFIG_PATH`` at it, then restarts
+PortAudio so sounddevice sees it. Tests and the bench use it to drive the real
+sounddevice input and output paths on a machine with no sound card.
+
+The plugin reads ``infile`` as raw samples (no WAV header) and, past its end,
+returns stale buffer contents: give it a recording with enough trailing
+silence, and stop reading at its length (``FileDevice.frames``).
+"""
+
+from __future__ import annotations
+
+import os
+import wave
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+CONFIG = """\
+pcm.!default {{
+    type file
+    slave.pcm "null"
+    file "{outfile}"
+    infile "{infile}"
+    format "raw"
+}}
+pcm.null {{
+    type null
+}}
+"""
+
+
+@dataclass(frozen=True)
+class FileDevice:
+    """The device in use: the raw capture input, the raw playback output
+    (16-bit little-endian mono at ``rate`` Hz), and the input's length."""
+
+    config: Path
+    infile: Path
+    outfile: Path
+    rate: int
+    frames: int
+
+    def played(self) -> np.ndarray:
+        """The int16 samples written to the speaker so far."""
+        if not self.outfile.exists():
+            return np.zeros(0, dtype=np.int16)
+        return np.fromfile(self.outfile, dtype="<i2")
+
+
+def write_raw_input(wav_path: Path | None, raw_path: Path, rate: int, *,
+                    lead_s: float = 0.0, tail_s: float = 2.0) -> int:
+    """Write a WAV (any rate, 16-bit) as raw mono int16 at ``rate`` Hz with
+    ``lead_s`` seconds of silence before and ``tail_s`` after; return its
+    length in frames. ``wav_path`` None writes silence only."""
+    samples = np.zeros(0, dtype=np.float32)
+    if wav_path is not None:
+        with wave.open(str(wav_path), "rb") as wav:
+            src_rate = wav.getframerate()
+            channels = wav.getnchannels()
+            data = np.frombuffer(wav.readframes(wav.getnframes()), dtype="<i2")
+        samples = data.reshape(-1, channels)[:, 0].astype(np.float32) / 32768.0
+        if src_rate != rate:
+            import soxr
+
+            samples = soxr.resample(samples, src_rate, rate)
+    lead = np.zeros(round(lead_s * rate), dtype=np.float32)
+    tail = np.zeros(round(tail_s * rate), dtype=np.float32)
+    out = np.clip(np.concatenate([lead, samples, tail]) * 32768.0, -32768, 32767)
+    out.astype("<i2").tofile(raw_path)
+    return len(out)
+
+
+def _restart_portaudio() -> None:
+    import sounddevice as sd
+
+    sd._terminate()
+    sd._initialize()
+
+
+@contextmanager
+def use_file_device(folder: Path, wav_path: Path | None = None, *, rate: int = 44100,
+                    lead_s: float = 0.0, tail_s: float = 2.0) -> Iterator[FileDevice]:
+    """Make ALSA's default device read ``wav_path`` (resampled to ``rate`` Hz,
+    the rate the device will be opened at) and write playback to
+    ``folder/played.raw``, for the duration of the ``with`` block.
+    PortAudio is restarted on entry and exit, so no stream may be open then."""
+    folder.mkdir(parents=True, exist_ok=True)
+    infile = folder / "mic.raw"
+    outfile = folder / "played.raw"
+    frames = write_raw_input(wav_path, infile, rate, lead_s=lead_s, tail_s=tail_s)
+    config = folder / "asound.conf"
+    config.write_text(CONFIG.format(infile=infile, outfile=outfile), encoding="utf-8")
+    before = os.environ.get("ALSA_CONFIG_PATH")
+    os.environ["ALSA_CONFIG_PATH"] = str(config)
+    _restart_portaudio()
+    try:
+        yield FileDevice(config=config, infile=infile, outfile=outfile, rate=rate,
+                         frames=frames)
+    finally:
+        if before is None:
+            del os.environ["ALSA_CONFIG_PATH"]
+        else:
+            os.environ["ALSA_CONFIG_PATH"] = before
+        _restart_portaudio()

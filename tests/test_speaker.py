@@ -1,0 +1,104 @@
+"""Spoken rulings: real espeak-ng through pyttsx3, played through a real
+PortAudio stream into an ALSA ``file`` device (this machine has no sound card)."""
+
+from __future__ import annotations
+
+import dataclasses
+import wave
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from companion.audio.alsa_file import use_file_device
+from companion.voice.pack import load_pack
+from companion.voice.speaker import Priority, Speaker, find_output, open_speaker
+from companion.voice.speaking import SpeakingLog
+from companion.voice.synth import SYNTH_RATE_HZ, read_wav, render, render_wav
+
+pytestmark = pytest.mark.slow
+PACK = load_pack("en")
+
+
+def _rms(samples: np.ndarray) -> float:
+    return float(np.sqrt(np.mean(samples.astype(np.float64) ** 2)))
+
+
+def test_render_wav_is_speech_of_plausible_length(tmp_path: Path) -> None:
+    text = "Abby: wrong number, it was five."
+    path = render_wav(text, tmp_path / "ruling.wav", PACK)
+    with wave.open(str(path)) as wav:
+        assert wav.getframerate() == SYNTH_RATE_HZ
+        assert wav.getnchannels() == 1 and wav.getsampwidth() == 2
+    rendered = read_wav(path)
+    # Six words at 175 words a minute last about two seconds; allow pauses.
+    assert 1.0 < rendered.seconds < 5.0
+    assert _rms(rendered.samples) > 300  # far above digital silence (0)
+    assert np.abs(rendered.samples).max() > 3000
+
+
+def test_each_file_gets_its_own_render(tmp_path: Path) -> None:
+    short = read_wav(render_wav("Go.", tmp_path / "a.wav", PACK))
+    long = read_wav(render_wav("Beth takes eleven cards. New round. Beth starts at one.",
+                               tmp_path / "b.wav", PACK))
+    assert long.seconds > 2 * short.seconds
+
+
+def test_respelling_keeps_espeak_from_spelling_the_sound() -> None:
+    plain = dataclasses.replace(PACK, respell={})
+    spelled = render("hmmrrr", plain)   # espeak reads it letter by letter
+    respelled = render("hmmrrr", PACK)  # the pack says "hmm"
+    assert respelled.seconds < spelled.seconds / 2
+
+
+def test_no_sound_device_is_one_warning_and_no_crash() -> None:
+    warnings: list[str] = []
+    speaker = open_speaker(PACK, device="no such speaker", warn=warnings.append)
+    assert not speaker.available
+    for line in ("Abby: too slow.", "Beth takes 4 cards.", "New round."):
+        speaker.say(line)
+    speaker.close()
+    assert len(warnings) == 1 and "no sound output device" in warnings[0]
+    assert [u.text for u in speaker.spoken] == ["Abby: too slow.", "Beth takes 4 cards.",
+                                                "New round."]
+    assert all(u.start is None for u in speaker.spoken)
+
+
+def test_speech_is_played_through_the_sound_device(tmp_path: Path) -> None:
+    with use_file_device(tmp_path) as device:
+        output = find_output()
+        speaker = Speaker(PACK, output)
+        speaker.say("Carter wins the game!")
+        speaker.close()
+        played = device.played()
+    (said,) = speaker.spoken
+    assert said.completed and said.start is not None and said.end is not None
+    expected = render("Carter wins the game!", PACK)
+    seconds = len(played) / output.rate
+    assert abs(seconds - expected.seconds) < 0.2  # only buffer padding added
+    assert _rms(played) > 300
+    assert speaker.speaking.overlaps(said.start) and speaker.speaking.overlaps(said.end)
+
+
+def test_a_ruling_goes_before_queued_chatter(tmp_path: Path) -> None:
+    with use_file_device(tmp_path):
+        speaker = Speaker(PACK, find_output())
+        first = speaker.say("Abby: wrong number, it was two.")
+        chatter = speaker.say("The page is at one nine two dot one six eight.",
+                              Priority.CHATTER)
+        ruling = speaker.say("Abby takes nine cards.")
+        speaker.close()
+    order = [u.text for u in speaker.spoken]
+    assert order.index(ruling.text) < order.index(chatter.text)
+    assert first.completed and ruling.completed
+    assert chatter.interrupted and not chatter.completed and chatter.start is None
+
+
+def test_speaking_log_intervals() -> None:
+    log = SpeakingLog()
+    log.begin(10.0)
+    assert log.is_speaking() and log.overlaps(50.0)
+    log.end(12.0, tail=0.25)
+    assert not log.is_speaking()
+    assert log.overlaps(11.0) and log.overlaps(12.2) and not log.overlaps(12.3)
+    assert log.overlaps(9.0, 10.0) and not log.overlaps(8.0, 9.9)
