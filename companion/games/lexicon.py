@@ -21,6 +21,7 @@ class Lexicon(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=T
     ``ranks``: word -> Cheat rank (``"A"``, ``"2"`` .. ``"10"``, ``"J"``, ``"Q"``, ``"K"``),
     singular and plural forms.
     ``cheat``: the words that call cheat.
+    ``articles``: words that mean one card in a Cheat claim ("a six", "an ace").
     """
 
     numbers: dict[str, int]
@@ -28,6 +29,7 @@ class Lexicon(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=T
     sounds: tuple[str, ...] = ()
     ranks: dict[str, str] = msgspec.field(default_factory=dict)
     cheat: tuple[str, ...] = ("cheat",)
+    articles: tuple[str, ...] = ("a", "an")
 
     def number(self, word: str) -> int | None:
         """The number a word stands for, or None."""
@@ -59,7 +61,7 @@ _EN_RANKS: dict[str, str] = {
 ENGLISH = Lexicon(
     numbers=_EN_NUMBERS,
     default_sound="hmmrrr",
-    sounds=("hmmrrr", "pfft", "ouch", "peekaboo", "bingo", "hello", "quack"),
+    sounds=("hmmrrr", "pfft", "ouch", "peekaboo", "bingo", "beep", "quack"),
     ranks=_EN_RANKS,
     cheat=("cheat",),
 )

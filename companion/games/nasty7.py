@@ -299,7 +299,10 @@ class Nasty7(Game[Nasty7State]):
             raise OptionError(f"a deck of {sum(counts.values())} cards is too small for "
                               f"{len(self.players)} players", field="composition")
         if o.first_player is not None:
-            self.player_index(o.first_player, field="first_player")
+            try:
+                self.player_index(o.first_player, field="first_player")
+            except IllegalEventError as exc:
+                raise OptionError(str(exc), field="first_player") from None
 
     # -- tokens ------------------------------------------------------------
 
