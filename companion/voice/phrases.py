@@ -1,7 +1,8 @@
 """Rulings as sentences a table understands at once.
 
 ``sentence(ruling, pack)`` fills the pack's template for the ruling's type
-(``mistake.<kind>`` for mistakes) with the ruling's fields. Lists are said
+(``mistake.<kind>`` for mistakes, ``scores.<label>`` for scores when the pack
+has one) with the ruling's fields. Lists are said
 as words joined by commas; ``{cards_noun}`` is "card" or "cards".
 """
 
@@ -32,6 +33,8 @@ def sentence(ruling: Ruling, pack: VoicePack) -> str:
     key = ruling.type
     if key == "mistake" and f"mistake.{data.get('kind')}" in pack.phrases:
         key = f"mistake.{data['kind']}"
+    elif key == "scores" and f"scores.{data.get('label')}" in pack.phrases:
+        key = f"scores.{data['label']}"
     template = pack.phrases.get(key)
     if template is None:
         return ""
