@@ -1,0 +1,781 @@
+"""Cheat: the arbiter's rules engine (pure: state + event -> state + rulings).
+
+Source: ``rules/cheat.md`` (the rulebook) and the Cheat decisions of
+DESIGN.md where it is silent. In short:
+
+* 3-10 players in seat order (each player's left is the next seat). One deck
+  for 3-6 players, two for 7-10 (6 players may use either: ``decks``). The
+  cards are dealt one at a time from the first seat, so the first seats may
+  hold one card more. The first seat makes the first claim.
+* A claim puts 1-4 cards face down on the pile and names their count and one
+  rank. The first claim of a pile may name any rank; each later claim names
+  the same rank as the last, or one up or one down, wrapping King-Ace-2.
+* A claim opens a challenge window. It closes when the next claim starts or
+  ``challenge_window`` seconds after the claim, whichever comes first (the
+  table notices on the next event, a ``tick`` included). The first challenge
+  in the window stands; later ones are ruled ignored.
+* A challenge is settled by the reveal of the claim's cards. A bluff (any
+  card not of the claimed rank): the claimant takes the whole pile and the
+  challenger plays next. A true claim: the challenger takes the pile and play
+  goes on from the claimant's left. Either way the next claim is free.
+* A player whose hand is empty after a claim wins when the window on that
+  claim closes without a won challenge.
+
+The companion never sees the cards, only counts: hands and the pile always
+add up to 52 (or 104). What it knows of a card's rank it learns from reveals.
+
+Spoken words: a ``say`` is parsed with the lexicon. While a claim is awaited
+(the turn player's, or a ``claim`` event without ``count``/``rank``), a count
+word (or an article, "a six") followed by a rank word is the claim. A cheat
+word during an open window opens a challenge whose challenger is unknown
+until a ``challenge`` event names them. While a reveal is awaited, rank words
+("four, four, six"; "two fours and a six") are the reveal. Words with
+``confidence`` below ``min_confidence`` may make a legal claim but never an
+illegal-claim ruling, a challenge or a reveal.
+"""
+
+from __future__ import annotations
+
+from itertools import pairwise
+from typing import Annotated, Any, Literal
+
+import msgspec
+
+from companion.errors import IllegalEventError, OptionError
+from companion.events import Event, Say
+from companion.games.base import Game, Options
+from companion.rulings import Ruling, Scores, Winner
+
+Rank = Literal["A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K"]
+RANKS: tuple[str, ...] = ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K")
+"""The ranks in order; King and Ace are neighbours (the order wraps)."""
+CARDS_PER_DECK = 52
+MAX_CLAIM = 4
+"""A claim is 1-4 cards (rulebook)."""
+
+ClaimCount = Annotated[int, msgspec.Meta(ge=1, le=MAX_CLAIM)]
+
+
+def legal_ranks(after: str | None) -> list[str]:
+    """The ranks a claim may name after a claim of rank ``after``: one down,
+    the same, one up, wrapping King-Ace-2 (``["K", "A", "2"]`` after an ace).
+    Every rank when ``after`` is None (the first claim of a pile)."""
+    if after is None:
+        return list(RANKS)
+    i = RANKS.index(after)
+    return [RANKS[(i - 1) % len(RANKS)], after, RANKS[(i + 1) % len(RANKS)]]
+
+
+# --- options ------------------------------------------------------------------
+
+
+class CheatOptions(Options, frozen=True, kw_only=True):
+    """House settings of Cheat, with their defaults.
+
+    ``decks``: 1 or 2 decks of 52 cards; None (the default) means 1 for 3-6
+    players and 2 for 7-10 (rulebook); 6 players may choose either, 3-5 must
+    use one and 7-10 two. ``challenge_window``: seconds after a claim during
+    which it can be challenged, unless the next claim comes first (default
+    5.0). ``min_confidence``: recognized words with less confidence (0..1,
+    default 0.5) are weak evidence (see the module docstring)."""
+
+    decks: int | None = None
+    challenge_window: float = 5.0
+    min_confidence: float = 0.5
+
+
+# --- events -------------------------------------------------------------------
+
+
+class Claim(Event, frozen=True, kw_only=True, tag="claim"):
+    """``player`` puts cards on the pile at ``t`` and claims ``count`` (1-4)
+    cards of ``rank`` (``"A"``, ``"2"`` .. ``"10"``, ``"J"``, ``"Q"``, ``"K"``).
+
+    Give both or neither: without them the claim is awaited in a following
+    ``say`` (or a second ``claim`` event by the same player, from the page)."""
+
+    player: str
+    count: ClaimCount | None = None
+    rank: Rank | None = None
+
+
+class Challenge(Event, frozen=True, kw_only=True, tag="challenge"):
+    """``player`` calls cheat on the last claim at ``t`` (a button's press
+    edge, or a tap on the page). Also names the challenger of a cheat that
+    was only heard."""
+
+    player: str
+
+
+class Reveal(Event, frozen=True, kw_only=True, tag="reveal"):
+    """The challenged claim's cards are shown: ``cards`` are their ranks, as
+    many as the claim's count, e.g. ``["4", "4", "6"]``."""
+
+    cards: Annotated[list[Rank], msgspec.Meta(min_length=1, max_length=MAX_CLAIM)]
+
+
+class Counts(Event, frozen=True, kw_only=True, tag="counts"):
+    """Someone asks for the hand counts (a tap on the page): ruled ``hands``."""
+
+
+# --- rulings ------------------------------------------------------------------
+
+
+class ClaimOk(Ruling, frozen=True, kw_only=True, tag="claim_ok"):
+    """``player``'s claim of ``count`` cards of ``rank`` is on the pile;
+    ``next`` claims next. ``hand``: cards left in ``player``'s hand."""
+
+    player: str
+    count: int
+    rank: str
+    hand: int
+    next: str
+
+
+class ClaimIllegal(Ruling, frozen=True, kw_only=True, tag="claim_illegal"):
+    """``player`` claimed ``rank``, which may not follow a claim of ``after``;
+    ``legal``: the ranks they may claim. The claim is awaited again."""
+
+    player: str
+    count: int
+    rank: str
+    after: str
+    legal: list[str]
+
+
+class ClaimTooMany(Ruling, frozen=True, kw_only=True, tag="claim_too_many"):
+    """``player`` claimed ``count`` cards, but may put down at most ``most``
+    (four, or their whole hand if smaller). The claim is awaited again."""
+
+    player: str
+    count: int
+    most: int
+
+
+class AskClaim(Ruling, frozen=True, kw_only=True, tag="ask_claim"):
+    """``player`` has put cards down but their claim was not understood:
+    they should say it again (or it is entered on the page)."""
+
+    player: str
+
+
+class ChallengeOpened(Ruling, frozen=True, kw_only=True, tag="challenge"):
+    """``player`` challenges ``claimant``'s claim of ``count`` ``rank``: the
+    cards are to be revealed."""
+
+    player: str
+    claimant: str
+    count: int
+    rank: str
+
+
+class ChallengeHeard(Ruling, frozen=True, kw_only=True, tag="challenge_heard"):
+    """A cheat was heard against ``claimant``'s claim of ``count`` ``rank``,
+    but not who called it: a ``challenge`` event (a button, the page) names them."""
+
+    claimant: str
+    count: int
+    rank: str
+
+
+class ChallengeTie(Ruling, frozen=True, kw_only=True, tag="challenge_tie"):
+    """``players`` challenged at the same instant; ``player``, the nearest to
+    the claimant's left, is the challenger."""
+
+    player: str
+    players: list[str]
+
+
+IgnoredReason = Literal["not_first", "own_claim", "no_window"]
+
+
+class ChallengeIgnored(Ruling, frozen=True, kw_only=True, tag="challenge_ignored"):
+    """``player``'s challenge does not count. ``reason``: ``not_first``
+    (another challenge came first), ``own_claim`` (the claimant themself) or
+    ``no_window`` (no claim can be challenged now: the window has closed or
+    the claim is not known yet)."""
+
+    player: str
+    reason: IgnoredReason
+
+
+class AskReveal(Ruling, frozen=True, kw_only=True, tag="ask_reveal"):
+    """Ranks were heard for the reveal of ``claimant``'s claim, but not
+    ``count`` of them: the reveal is asked again."""
+
+    claimant: str
+    count: int
+    heard: list[str]
+
+
+class ChallengeWon(Ruling, frozen=True, kw_only=True, tag="challenge_won"):
+    """``player`` was right: ``claimant`` bluffed (``cards``: the ranks shown,
+    ``rank``: the rank claimed). ``claimant`` takes the pile; ``next`` (the
+    challenger) plays next, any rank."""
+
+    player: str
+    claimant: str
+    cards: list[str]
+    rank: str
+    next: str
+
+
+class ChallengeLost(Ruling, frozen=True, kw_only=True, tag="challenge_lost"):
+    """``player`` was wrong: ``claimant``'s claim of ``rank`` was true
+    (``cards``: the ranks shown). ``player`` takes the pile; ``next`` (the
+    claimant's left) plays next, any rank, unless ``claimant`` has just won."""
+
+    player: str
+    claimant: str
+    cards: list[str]
+    rank: str
+    next: str
+
+
+class Pile(Ruling, frozen=True, kw_only=True, tag="pile"):
+    """``player`` takes the whole pile: ``cards`` cards."""
+
+    player: str
+    cards: int
+
+
+class Hands(Ruling, frozen=True, kw_only=True, tag="hands"):
+    """The hand counts, as asked: ``counts`` per player (cards); ``pile``:
+    cards on the pile."""
+
+    counts: dict[str, int]
+    pile: int
+
+
+class CheatScores(Scores, frozen=True, kw_only=True, tag="scores"):
+    """The end of the game: ``scores`` are the cards left per player
+    (``label`` "cards left"); ``stats`` per player are the figures of
+    ``PlayerStats``."""
+
+    stats: dict[str, dict[str, int]]
+
+
+# --- state --------------------------------------------------------------------
+
+
+class PlayerStats(msgspec.Struct, frozen=True, kw_only=True):
+    """One player's figures. ``claims``: claims made. ``bluffs``: own claims
+    shown to be bluffs (the companion only sees challenged claims, so a bluff
+    nobody challenged is never counted). ``truths``: own claims challenged
+    and shown true. ``bluffs_caught``: other players' bluffs this player
+    exposed. ``challenges_won`` / ``challenges_lost``: challenges made that
+    were right / wrong (a challenge always exposes a bluff or a truth, so
+    ``bluffs_caught`` equals ``challenges_won``). ``cards_taken``: cards
+    picked up from piles."""
+
+    claims: int = 0
+    bluffs: int = 0
+    truths: int = 0
+    bluffs_caught: int = 0
+    challenges_won: int = 0
+    challenges_lost: int = 0
+    cards_taken: int = 0
+
+
+class LastClaim(msgspec.Struct, frozen=True, kw_only=True):
+    """A claim on the pile: who, how many, which rank, when (seconds)."""
+
+    player: int
+    count: int
+    rank: str
+    t: float
+
+
+class Contest(msgspec.Struct, frozen=True, kw_only=True):
+    """A challenge awaiting its reveal. ``challenger``: None while only a
+    spoken cheat was heard. ``cards``: the reveal, once given."""
+
+    claim: LastClaim
+    challenger: int | None
+    t: float
+    cards: tuple[str, ...] | None = None
+
+
+class CheatState(msgspec.Struct, frozen=True, kw_only=True):
+    """The table. ``hands``: cards per player; ``pile``: cards on the pile.
+    ``turn``: who claims next. ``last``: the last claim on this pile (None
+    once a challenge clears it). ``closes_at``: when the window on ``last``
+    closes (seconds), None once closed. ``placing``: a player who has put
+    cards down but whose claim is not yet known. ``contest``: a challenge
+    awaiting its reveal. ``t``: the time of the last event."""
+
+    t: float = 0.0
+    hands: tuple[int, ...]
+    pile: int = 0
+    turn: int = 0
+    last: LastClaim | None = None
+    closes_at: float | None = None
+    placing: int | None = None
+    contest: Contest | None = None
+    winner: int | None = None
+    stats: tuple[PlayerStats, ...]
+
+
+# --- words --------------------------------------------------------------------
+
+
+def _words(text: str) -> list[str]:
+    out = []
+    for raw in text.replace(",", " ").replace("-", " ").split():
+        word = raw.strip(".!?;:\"'").lower()
+        if word:
+            out.append(word)
+    return out
+
+
+class Cheat(Game[CheatState]):
+    """Cheat for 3-10 players in seat order (clockwise: a player's left is
+    the next seat)."""
+
+    name = "cheat"
+    title = "Cheat"
+    min_players = 3
+    max_players = 10
+    options_type = CheatOptions
+    event_types = (Claim, Challenge, Reveal, Counts)
+    options: CheatOptions
+
+    def check_options(self) -> None:
+        o = self.options
+        n = len(self.players)
+        if o.decks is not None:
+            if o.decks not in (1, 2):
+                raise OptionError(f"decks must be 1 or 2, not {o.decks!r}", field="decks")
+            if o.decks == 1 and n > 6:
+                raise OptionError(f"{n} players need two decks", field="decks")
+            if o.decks == 2 and n < 6:
+                raise OptionError(f"{n} players play with one deck", field="decks")
+        if not o.challenge_window > 0:
+            raise OptionError(
+                f"challenge_window must be above 0 seconds, not {o.challenge_window!r}",
+                field="challenge_window")
+        if not 0.0 <= o.min_confidence <= 1.0:
+            raise OptionError(f"min_confidence must be 0..1, not {o.min_confidence!r}",
+                              field="min_confidence")
+
+    @property
+    def decks(self) -> int:
+        """Decks in play (the option, or 1 up to 6 players and 2 above)."""
+        if self.options.decks is not None:
+            return self.options.decks
+        return 1 if len(self.players) <= 6 else 2
+
+    @property
+    def total_cards(self) -> int:
+        """Cards in play: 52 per deck. Hands and the pile always add up to it."""
+        return CARDS_PER_DECK * self.decks
+
+    # -- words -----------------------------------------------------------------
+
+    def _forms(self) -> tuple[dict[str, str], set[str]]:
+        """Rank words -> rank, and the plural forms among them. The pack lists
+        each rank's singular first; later words for the same rank are plural."""
+        seen: set[str] = set()
+        plural: set[str] = set()
+        for word, rank in self.lexicon.ranks.items():
+            if rank in seen:
+                plural.add(word.lower())
+            seen.add(rank)
+        return {w.lower(): r for w, r in self.lexicon.ranks.items()}, plural
+
+    def _count_word(self, word: str) -> int | None:
+        if word in self.lexicon.articles:
+            return 1
+        return self.lexicon.number(word)
+
+    def parse_claim(self, text: str) -> tuple[int, str] | None:
+        """The claim in ``text`` as ``(count, rank)``: the first count word
+        (or article) followed by a rank word ("three fours" -> ``(3, "4")``,
+        "a six" -> ``(1, "6")``). None if there is none. The count is not
+        range-checked here (``"five kings"`` -> ``(5, "K")``)."""
+        ranks, _ = self._forms()
+        words = _words(text)
+        for a, b in pairwise(words):
+            n = self._count_word(a)
+            if n is not None and b in ranks and n > 0:
+                return n, ranks[b]
+        return None
+
+    def parse_reveal(self, text: str) -> list[str]:
+        """The ranks named in ``text``, one per card: "four, four, six" ->
+        ``["4", "4", "6"]``; a count word before a plural rank word repeats
+        it ("two fours and a six" -> ``["4", "4", "6"]``), a singular one
+        does not ("two, jack" -> ``["2", "J"]``). Other words are skipped."""
+        ranks, plural = self._forms()
+        words = _words(text)
+        out: list[str] = []
+        i = 0
+        while i < len(words):
+            w = words[i]
+            nxt = words[i + 1] if i + 1 < len(words) else None
+            n = self._count_word(w)
+            if nxt is not None and n is not None and (
+                    nxt in plural or (w in self.lexicon.articles and nxt in ranks)):
+                out += [ranks[nxt]] * n
+                i += 2
+                continue
+            if w in ranks:
+                out.append(ranks[w])
+            i += 1
+        return out
+
+    def _is_cheat(self, text: str) -> bool:
+        cheat = {c.lower() for c in self.lexicon.cheat}
+        return any(w in cheat for w in _words(text))
+
+    # -- setup -------------------------------------------------------------------
+
+    def start(self) -> CheatState:
+        n = len(self.players)
+        total = self.total_cards
+        hands = tuple(total // n + (1 if i < total % n else 0) for i in range(n))
+        return CheatState(hands=hands, stats=tuple(PlayerStats() for _ in range(n)))
+
+    # -- the fold ----------------------------------------------------------------
+
+    def apply(self, state: CheatState, event: Event) -> tuple[CheatState, list[Ruling]]:
+        if event.t < state.t:
+            raise IllegalEventError(f"t={event.t!r} is before the table's time {state.t!r}",
+                                    field="t")
+        if state.winner is not None and event.type not in ("tick", "say", "counts"):
+            raise IllegalEventError(
+                f"the game is over: {self.players[state.winner]} has won", field="type")
+        rulings: list[Ruling] = []
+        state = self._advance(state, event.t, rulings)
+        state = msgspec.structs.replace(state, t=event.t)
+        if isinstance(event, Counts):
+            rulings.append(Hands(t=event.t, pile=state.pile, counts=self._counts(state)))
+            return state, rulings
+        if state.winner is not None:
+            return state, rulings
+        if isinstance(event, Claim):
+            state = self._claim_event(state, event, rulings)
+        elif isinstance(event, Challenge):
+            state = self._challenge(state, event.t, self.player_index(event.player), rulings)
+        elif isinstance(event, Reveal):
+            state = self._reveal(state, event.t, list(event.cards), rulings)
+        elif isinstance(event, Say):
+            state = self._say(state, event, rulings)
+        return state, rulings
+
+    def on_undo(self, state: CheatState, t: float) -> CheatState:
+        """An undo reopens a challenge window that has run out by the undo's
+        time ``t`` for a fresh ``challenge_window``: an undone timeout (a win)
+        is not ruled again at once, and the table may still challenge."""
+        if state.closes_at is not None and state.closes_at <= t and state.winner is None:
+            return msgspec.structs.replace(state, closes_at=t + self.options.challenge_window)
+        return state
+
+    # -- time --------------------------------------------------------------------
+
+    def _advance(self, state: CheatState, t: float, rulings: list[Ruling]) -> CheatState:
+        """Close the challenge window if it has run out by ``t``."""
+        if state.closes_at is not None and t >= state.closes_at:
+            return self._close_window(state, state.closes_at, rulings)
+        return state
+
+    def _close_window(self, state: CheatState, t: float, rulings: list[Ruling]) -> CheatState:
+        """The window on the last claim closes unchallenged: a claimant with
+        no cards left wins."""
+        state = msgspec.structs.replace(state, closes_at=None)
+        last = state.last
+        if last is not None and state.hands[last.player] == 0:
+            return self._win(state, t, last.player, rulings)
+        return state
+
+    # -- claims ------------------------------------------------------------------
+
+    def _claim_event(self, state: CheatState, event: Claim, rulings: list[Ruling]) -> CheatState:
+        p = self.player_index(event.player)
+        if state.contest is not None:
+            raise IllegalEventError("a challenge awaits its reveal: no claim now", field="type")
+        expected = state.turn if state.placing is None else state.placing
+        if p != expected:
+            raise IllegalEventError(
+                f"it is {self.players[expected]}'s claim, not {self.players[p]}'s",
+                field="player")
+        if (event.count is None) != (event.rank is None):
+            missing = "count" if event.count is None else "rank"
+            raise IllegalEventError("a claim gives both count and rank, or neither",
+                                    field=missing)
+        state = self._start_placing(state, p, event.t, rulings)
+        if state.winner is not None or event.count is None or event.rank is None:
+            return state
+        return self._claim(state, p, event.count, event.rank, event.t, rulings)
+
+    def _start_placing(self, state: CheatState, p: int, t: float,
+                       rulings: list[Ruling]) -> CheatState:
+        """``p`` starts a claim: the window on the previous claim closes."""
+        if state.closes_at is not None:
+            state = self._close_window(state, t, rulings)
+        return msgspec.structs.replace(state, placing=p)
+
+    def _claim(self, state: CheatState, p: int, count: int, rank: str, t: float,
+               rulings: list[Ruling], *, strong: bool = True) -> CheatState:
+        """Rule on ``p``'s claim of ``count`` ``rank``; ``state.placing`` is ``p``."""
+        name = self.players[p]
+        most = min(MAX_CLAIM, state.hands[p])
+        if not 1 <= count <= most:
+            if strong:
+                rulings.append(ClaimTooMany(t=t, player=name, count=count, most=most))
+            else:
+                rulings.append(AskClaim(t=t, player=name))
+            return state
+        after = state.last.rank if state.last is not None else None
+        legal = legal_ranks(after)
+        if rank not in legal:
+            assert after is not None
+            if strong:
+                rulings.append(ClaimIllegal(t=t, player=name, count=count, rank=rank,
+                                            after=after, legal=legal))
+            else:
+                rulings.append(AskClaim(t=t, player=name))
+            return state
+        hands = list(state.hands)
+        hands[p] -= count
+        nxt = (p + 1) % len(self.players)
+        rulings.append(ClaimOk(t=t, player=name, count=count, rank=rank, hand=hands[p],
+                               next=self.players[nxt]))
+        return msgspec.structs.replace(
+            state, hands=tuple(hands), pile=state.pile + count, turn=nxt, placing=None,
+            last=LastClaim(player=p, count=count, rank=rank, t=t),
+            closes_at=t + self.options.challenge_window,
+            stats=self._bump(state.stats, p, claims=1))
+
+    # -- challenges and reveals ----------------------------------------------------
+
+    def _challenge(self, state: CheatState, t: float, p: int,
+                   rulings: list[Ruling]) -> CheatState:
+        name = self.players[p]
+        contest = state.contest
+        if contest is not None:
+            claimant = contest.claim.player
+            if p == claimant:
+                rulings.append(ChallengeIgnored(t=t, player=name, reason="own_claim"))
+                return state
+            if contest.challenger is None:
+                contest = msgspec.structs.replace(contest, challenger=p)
+                rulings.append(self._opened(contest, t))
+                state = msgspec.structs.replace(state, contest=contest)
+                return self._settle(state, t, rulings)
+            if t == contest.t and p != contest.challenger:
+                n = len(self.players)
+                first = min((p, contest.challenger), key=lambda i: (i - claimant) % n)
+                rulings.append(ChallengeTie(
+                    t=t, player=self.players[first],
+                    players=[self.players[contest.challenger], name]))
+                return msgspec.structs.replace(
+                    state, contest=msgspec.structs.replace(contest, challenger=first))
+            rulings.append(ChallengeIgnored(t=t, player=name, reason="not_first"))
+            return state
+        last = state.last
+        if state.closes_at is None or last is None:
+            rulings.append(ChallengeIgnored(t=t, player=name, reason="no_window"))
+            return state
+        if p == last.player:
+            rulings.append(ChallengeIgnored(t=t, player=name, reason="own_claim"))
+            return state
+        contest = Contest(claim=last, challenger=p, t=t)
+        rulings.append(self._opened(contest, t))
+        return msgspec.structs.replace(state, contest=contest, closes_at=None)
+
+    def _opened(self, contest: Contest, t: float) -> ChallengeOpened:
+        assert contest.challenger is not None
+        return ChallengeOpened(t=t, player=self.players[contest.challenger],
+                               claimant=self.players[contest.claim.player],
+                               count=contest.claim.count, rank=contest.claim.rank)
+
+    def _heard_cheat(self, state: CheatState, t: float, rulings: list[Ruling]) -> CheatState:
+        last = state.last
+        assert last is not None
+        rulings.append(ChallengeHeard(t=t, claimant=self.players[last.player],
+                                      count=last.count, rank=last.rank))
+        return msgspec.structs.replace(state, closes_at=None,
+                                       contest=Contest(claim=last, challenger=None, t=t))
+
+    def _reveal(self, state: CheatState, t: float, cards: list[str],
+                rulings: list[Ruling]) -> CheatState:
+        contest = state.contest
+        if contest is None:
+            raise IllegalEventError("no challenge awaits a reveal", field="type")
+        if contest.cards is not None:
+            raise IllegalEventError(f"the cards were already revealed: {list(contest.cards)!r}",
+                                    field="cards")
+        if len(cards) != contest.claim.count:
+            raise IllegalEventError(
+                f"the claim was {contest.claim.count} cards; {len(cards)} revealed: {cards!r}",
+                field="cards")
+        state = msgspec.structs.replace(
+            state, contest=msgspec.structs.replace(contest, cards=tuple(cards)))
+        return self._settle(state, t, rulings)
+
+    def _settle(self, state: CheatState, t: float, rulings: list[Ruling]) -> CheatState:
+        """Settle the contest once both the challenger and the cards are known."""
+        contest = state.contest
+        assert contest is not None
+        if contest.challenger is None or contest.cards is None:
+            return state
+        claim, challenger, cards = contest.claim, contest.challenger, list(contest.cards)
+        claimant = claim.player
+        n = len(self.players)
+        bluff = any(c != claim.rank for c in cards)
+        stats = state.stats
+        if bluff:
+            taker, nxt = claimant, challenger
+            rulings.append(ChallengeWon(
+                t=t, player=self.players[challenger], claimant=self.players[claimant],
+                cards=cards, rank=claim.rank, next=self.players[nxt]))
+            stats = self._bump(stats, claimant, bluffs=1)
+            stats = self._bump(stats, challenger, challenges_won=1, bluffs_caught=1)
+        else:
+            taker, nxt = challenger, (claimant + 1) % n
+            rulings.append(ChallengeLost(
+                t=t, player=self.players[challenger], claimant=self.players[claimant],
+                cards=cards, rank=claim.rank, next=self.players[nxt]))
+            stats = self._bump(stats, claimant, truths=1)
+            stats = self._bump(stats, challenger, challenges_lost=1)
+        rulings.append(Pile(t=t, player=self.players[taker], cards=state.pile))
+        stats = self._bump(stats, taker, cards_taken=state.pile)
+        hands = list(state.hands)
+        hands[taker] += state.pile
+        state = msgspec.structs.replace(state, hands=tuple(hands), pile=0, turn=nxt, last=None,
+                                        closes_at=None, placing=None, contest=None, stats=stats)
+        if not bluff and hands[claimant] == 0:
+            return self._win(state, t, claimant, rulings)
+        return state
+
+    # -- speech --------------------------------------------------------------------
+
+    def _say(self, state: CheatState, event: Say, rulings: list[Ruling]) -> CheatState:
+        t = event.t
+        strong = event.confidence >= self.options.min_confidence
+        contest = state.contest
+        if contest is not None:
+            if contest.cards is not None or not strong:
+                return state
+            cards = self.parse_reveal(event.text)
+            if not cards:
+                return state
+            if len(cards) != contest.claim.count:
+                rulings.append(AskReveal(t=t, claimant=self.players[contest.claim.player],
+                                         count=contest.claim.count, heard=cards))
+                return state
+            return self._reveal(state, t, cards, rulings)
+        if state.closes_at is not None and strong and self._is_cheat(event.text):
+            return self._heard_cheat(state, t, rulings)
+        claim = self.parse_claim(event.text)
+        if claim is None:
+            if state.placing is not None:
+                rulings.append(AskClaim(t=t, player=self.players[state.placing]))
+            return state
+        p = state.turn if state.placing is None else state.placing
+        state = self._start_placing(state, p, t, rulings)
+        if state.winner is not None:
+            return state
+        return self._claim(state, p, claim[0], claim[1], t, rulings, strong=strong)
+
+    # -- outcomes ------------------------------------------------------------------
+
+    @staticmethod
+    def _bump(stats: tuple[PlayerStats, ...], p: int, **adds: int) -> tuple[PlayerStats, ...]:
+        out = list(stats)
+        out[p] = msgspec.structs.replace(
+            out[p], **{k: getattr(out[p], k) + v for k, v in adds.items()})
+        return tuple(out)
+
+    def _counts(self, state: CheatState) -> dict[str, int]:
+        return dict(zip(self.players, state.hands, strict=True))
+
+    def _win(self, state: CheatState, t: float, p: int, rulings: list[Ruling]) -> CheatState:
+        rulings.append(Winner(t=t, player=self.players[p]))
+        rulings.append(CheatScores(
+            t=t, label="cards left", scores=self._counts(state),
+            stats={name: msgspec.to_builtins(s)
+                   for name, s in zip(self.players, state.stats, strict=True)}))
+        return msgspec.structs.replace(state, winner=p, closes_at=None, placing=None)
+
+    # -- for the shell -------------------------------------------------------------
+
+    def awaiting(self, state: CheatState) -> str:
+        """What the table waits for: ``"claim"`` (the turn player's claim),
+        ``"words"`` (cards are down, the claim is not yet understood),
+        ``"challenger"`` (a cheat was heard: who called it?), ``"reveal"``
+        (the challenged cards) or ``"over"``."""
+        if state.winner is not None:
+            return "over"
+        if state.contest is not None:
+            return "challenger" if state.contest.challenger is None else "reveal"
+        return "words" if state.placing is not None else "claim"
+
+    def listen_words(self, state: CheatState) -> list[str]:
+        """Claim words (count words one to four, the articles, every rank
+        word, so an illegal claim is heard too) and the cheat words while a
+        window is open; count and rank words while a reveal is awaited; none
+        once the game is over."""
+        lex = self.lexicon
+        ranks = list(lex.ranks)
+        counts = [lex.number_word(n) for n in range(1, MAX_CLAIM + 1)]
+        what = self.awaiting(state)
+        if what == "over":
+            return []
+        if what in ("reveal", "challenger"):
+            return list(dict.fromkeys([*counts, *lex.articles, *ranks]))
+        words = [*counts, *lex.articles, *ranks]
+        if state.closes_at is not None:
+            words += list(lex.cheat)
+        return list(dict.fromkeys(words))
+
+    def winner(self, state: CheatState) -> str | None:
+        return None if state.winner is None else self.players[state.winner]
+
+    def view(self, state: CheatState) -> dict[str, Any]:
+        """The table for the page (JSON builtins):
+
+        ``players``: per seat ``name``, ``hand`` (cards), ``turn`` (bool) and
+        ``stats`` (``PlayerStats`` fields); ``turn``: who claims next;
+        ``awaiting`` (see ``awaiting``); ``pile`` (cards); ``cards`` (52 or
+        104); ``last_claim``: ``{player, count, rank, t}`` or None (None once
+        a challenge clears the pile); ``legal_ranks``: what the next claim may
+        name; ``window``: ``{claimant, closes_at}`` while the last claim can
+        be challenged (seconds on the table clock; it closes on the first
+        event at or after ``closes_at``), else None; ``challenge``:
+        ``{challenger (None until named), claimant, count, rank, t, cards}``
+        while a reveal is awaited, else None; ``placing``: who has put cards
+        down without a known claim; ``winner``."""
+        last = state.last
+        last_view = None if last is None else {
+            "player": self.players[last.player], "count": last.count, "rank": last.rank,
+            "t": last.t}
+        window = None
+        if state.closes_at is not None and last is not None:
+            window = {"claimant": self.players[last.player], "closes_at": state.closes_at}
+        contest = state.contest
+        contest_view = None
+        if contest is not None:
+            contest_view = {
+                "challenger": None if contest.challenger is None
+                else self.players[contest.challenger],
+                "claimant": self.players[contest.claim.player], "count": contest.claim.count,
+                "rank": contest.claim.rank, "t": contest.t,
+                "cards": None if contest.cards is None else list(contest.cards)}
+        return {
+            "players": [{"name": name, "hand": hand, "turn": i == state.turn,
+                         "stats": msgspec.to_builtins(s)}
+                        for i, (name, hand, s) in enumerate(
+                            zip(self.players, state.hands, state.stats, strict=True))],
+            "turn": self.players[state.turn], "awaiting": self.awaiting(state),
+            "pile": state.pile, "cards": self.total_cards, "decks": self.decks,
+            "last_claim": last_view, "legal_ranks": legal_ranks(last.rank if last else None),
+            "window": window, "challenge": contest_view,
+            "placing": None if state.placing is None else self.players[state.placing],
+            "challenge_window": self.options.challenge_window,
+            "winner": self.winner(state),
+        }
+
+
+GAME = Cheat
