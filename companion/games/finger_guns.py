@@ -145,11 +145,14 @@ class Locked(Ruling, frozen=True, kw_only=True, tag="locked"):
 
 
 class Revealed(Ruling, frozen=True, kw_only=True, tag="revealed"):
-    """A face-down ``card`` (id) was used and turned face up: ``code``."""
+    """A face-down ``card`` (id) was used and turned face up: ``code``, that is
+    ``kind`` (``attack``/``shield``) and ``value``."""
 
     player: str
     card: str
     code: str
+    kind: str
+    value: int
 
 
 class Attack(Ruling, frozen=True, kw_only=True, tag="attack"):
@@ -459,7 +462,7 @@ class FingerGuns(Game[FingerGunsState]):
         for seat, card in used.items():
             if card.id in flipped:
                 rulings.append(Revealed(t=t, player=self.players[seat], card=card.id,
-                                        code=card.code))
+                                        code=card.code, kind=card.kind, value=card.value))
         if flipped:
             state = _turn_up(state, flipped)
             used = {s: replace(c, face_up=True) for s, c in used.items()}
