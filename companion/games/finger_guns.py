@@ -618,7 +618,7 @@ class FingerGuns(Game[FingerGunsState]):
         if not any(state.dead):
             return []
         best = max(len(c) for c in state.lives)
-        leaders = [s for s in alive if len(state.lives[s]) == best]
+        leaders = [s for s in range(len(self.players)) if len(state.lives[s]) == best]
         power = {s: max((c.value for c in state.lives[s] if c.kind == "attack"), default=0)
                  for s in leaders}
         top = max(power.values())
