@@ -125,7 +125,6 @@ def games(db: Path | None) -> None:
 @click.option("--quiet", is_flag=True, help="Print only; do not speak.")
 def demo(quiet: bool) -> None:
     """Replay the shipped example game (the Nasty 7 rulebook example), spoken and printed."""
-    from companion.replay import replay as run
     from companion.resources import data_path
     from companion.session import load_session
     from companion.voice.pack import lexicon_for_header, load_pack
@@ -137,7 +136,25 @@ def demo(quiet: bool) -> None:
         _fail(f"{path}: {exc}")
         return
     click.echo(f"Replaying {path.name}: {', '.join(parsed.game.players)}")
-    _emit(run(parsed), text=True, speak=not quiet, pack=load_pack("en"))
+    pack = load_pack("en")
+    speaker = None
+    if not quiet:
+        from companion.voice.speaker import open_speaker
+
+        speaker = open_speaker(pack)
+    from companion.games.base import Match
+    from companion.voice.phrases import describe, sentence
+
+    match: Match[Any] = Match(parsed.game)
+    for event in parsed.events:
+        click.echo(f"{event.t:6.1f}s  {describe(event)}")
+        for ruling in match.apply(event):
+            line = sentence(ruling, pack) or describe(ruling)
+            click.echo(f"{'':8}-> {line}")
+            if speaker is not None and sentence(ruling, pack):
+                speaker.say(sentence(ruling, pack))
+    if speaker is not None:
+        speaker.close()
 
 
 if __name__ == "__main__":

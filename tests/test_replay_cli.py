@@ -148,3 +148,13 @@ def test_the_wheel_ships_voice_packs_page_files_and_pinout(tmp_path: Path) -> No
     out = subprocess.run([sys.executable, "-c", probe], cwd=unpacked, capture_output=True,
                          text=True, check=True, env={"PYTHONPATH": str(unpacked)})
     assert out.stdout.strip().startswith(str(unpacked))
+
+
+def test_demo_narrates_the_example_and_its_rulings() -> None:
+    result = CliRunner().invoke(main, ["demo", "--quiet"])
+    assert result.exit_code == 0, result.output
+    lines = [line.strip() for line in result.output.splitlines()]
+    assert "1.0s  Abby flips a racketeer." in lines
+    assert "-> call ok: player Carter, count 3" in lines
+    assert lines[-3:] == ["-> Abby: wrong number, it was one.", "-> Abby takes 11 cards.",
+                          "-> New round. Abby starts at one."]

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from companion.events import Event
 from companion.rulings import Ruling
 from companion.voice.pack import VoicePack
 
@@ -42,6 +43,21 @@ def sentence(ruling: Ruling, pack: VoicePack) -> str:
     if isinstance(data.get("cards"), int):
         fields["cards_noun"] = "card" if data["cards"] == 1 else "cards"
     return template.format_map(fields).strip()
+
+
+def describe(item: Event | Ruling) -> str:
+    """A short plain description of an event or a ruling, for logs and the
+    demo ("Abby flips a racketeer.", "call ok: Abby, count 1")."""
+    data = item.to_dict()
+    kind = data.pop("type")
+    data.pop("t", None)
+    if kind == "flip":
+        card = str(data.get("card") or "card").replace("_", " ")
+        return f"{data['player']} flips a {card}."
+    if kind == "say":
+        return f"heard \u201c{data['text']}\u201d"
+    fields = ", ".join(f"{k} {_spoken(v)}" for k, v in data.items())
+    return f"{kind.replace('_', ' ')}: {fields}" if fields else kind.replace("_", " ")
 
 
 def respelled(text: str, pack: VoicePack) -> str:
