@@ -1,0 +1,636 @@
+"""The Cheat engine against the rulebook (rules/cheat.md) and DESIGN.md's decisions.
+
+One scenario per rule, spoken claims and reveals parsed with the English
+lexicon, and the replay of the shipped example session through the CLI.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner
+
+from companion.cli import main as cli
+from companion.errors import IllegalEventError, InvalidEventError, OptionError
+from companion.games import make_game
+from companion.games.base import Match
+from companion.games.cheat import RANKS, Cheat, CheatState, legal_ranks
+from companion.resources import data_path
+from companion.session import load_session
+from companion.voice.pack import lexicon_for_header
+
+FOUR = ["Abby", "Beth", "Carter", "Debbie"]
+EXAMPLE = data_path("voices", "en", "examples", "cheat-four-players.jsonl")
+
+
+def play(events: list[dict[str, Any]], players: list[str] | None = None,
+         **options: Any) -> tuple[Match[CheatState], list[dict[str, Any]]]:
+    game = make_game("cheat", players or FOUR, options)
+    match: Match[CheatState] = Match(game)
+    rulings: list[dict[str, Any]] = []
+    for obj in events:
+        rulings.extend(r.to_dict() for r in match.apply(game.parse_event(obj)))
+    return match, rulings
+
+
+def claim(t: float, player: str, count: int | None = None,
+          rank: str | None = None) -> dict[str, Any]:
+    out: dict[str, Any] = {"t": t, "type": "claim", "player": player}
+    if count is not None:
+        out["count"] = count
+    if rank is not None:
+        out["rank"] = rank
+    return out
+
+
+def challenge(t: float, player: str) -> dict[str, Any]:
+    return {"t": t, "type": "challenge", "player": player}
+
+
+def reveal(t: float, *cards: str) -> dict[str, Any]:
+    return {"t": t, "type": "reveal", "cards": list(cards)}
+
+
+def say(t: float, text: str, confidence: float = 1.0) -> dict[str, Any]:
+    return {"t": t, "type": "say", "text": text, "confidence": confidence}
+
+
+def tick(t: float) -> dict[str, Any]:
+    return {"t": t, "type": "tick"}
+
+
+def types(rulings: list[dict[str, Any]]) -> list[str]:
+    return [r["type"] for r in rulings]
+
+
+def hands(match: Match[CheatState]) -> list[int]:
+    return list(match.state.hands)
+
+
+def conserved(match: Match[CheatState]) -> bool:
+    game = match.game
+    assert isinstance(game, Cheat)
+    return sum(match.state.hands) + match.state.pile == game.total_cards
+
+
+def down_to(target: int, players: list[str] | None = None) -> list[dict[str, Any]]:
+    """Claims of aces, in turn, until the first seat holds ``target`` cards
+    and has the turn: the first seat claims up to four, the others one.
+    Unchallenged, each window closed by the next claim (1 s apart)."""
+    players = players or FOUR
+    game = make_game("cheat", players)
+    match: Match[CheatState] = Match(game)
+    events: list[dict[str, Any]] = []
+    t = 0.0
+    while match.state.hands[0] > target or match.state.turn != 0:
+        p = match.state.turn
+        count = min(4, match.state.hands[0] - target) if p == 0 else 1
+        ev = claim(t, players[p], count, "A")
+        match.apply(game.parse_event(ev))
+        events.append(ev)
+        t += 1.0
+    return events
+
+
+# --- set-up ------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("players", "decks", "expected"), [
+    (3, None, [18, 17, 17]),
+    (4, None, [13, 13, 13, 13]),
+    (5, None, [11, 11, 10, 10, 10]),
+    (6, None, [9, 9, 9, 9, 8, 8]),
+    (6, 2, [18, 18, 17, 17, 17, 17]),
+    (6, 1, [9, 9, 9, 9, 8, 8]),
+    (7, None, [15, 15, 15, 15, 15, 15, 14]),
+    (10, None, [11, 11, 11, 11, 10, 10, 10, 10, 10, 10]),
+])
+def test_cards_are_dealt_one_by_one_from_the_first_seat(
+        players: int, decks: int | None, expected: list[int]) -> None:
+    names = [f"P{i}" for i in range(players)]
+    options = {} if decks is None else {"decks": decks}
+    match, _ = play([], names, **options)
+    assert hands(match) == expected
+    assert match.state.pile == 0 and conserved(match)
+
+
+@pytest.mark.parametrize(("players", "options", "field"), [
+    (7, {"decks": 1}, "decks"),
+    (5, {"decks": 2}, "decks"),
+    (6, {"decks": 3}, "decks"),
+    (4, {"challenge_window": 0}, "challenge_window"),
+    (4, {"min_confidence": 1.5}, "min_confidence"),
+    (4, {"window": 3}, "window"),
+])
+def test_bad_options_name_the_option(players: int, options: dict[str, Any], field: str) -> None:
+    with pytest.raises(OptionError) as err:
+        make_game("cheat", [f"P{i}" for i in range(players)], options)
+    assert err.value.field == field
+
+
+@pytest.mark.parametrize("players", [2, 11])
+def test_three_to_ten_players(players: int) -> None:
+    with pytest.raises(IllegalEventError) as err:
+        make_game("cheat", [f"P{i}" for i in range(players)])
+    assert err.value.field == "players"
+
+
+# --- claims ------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("rank", RANKS)
+def test_first_claim_of_a_pile_is_free(rank: str) -> None:
+    match, rulings = play([claim(1, "Abby", 2, rank)])
+    assert rulings == [{"type": "claim_ok", "t": 1, "player": "Abby", "count": 2, "rank": rank,
+                        "hand": 11, "next": "Beth"}]
+    assert match.state.pile == 2 and hands(match) == [11, 13, 13, 13]
+
+
+@pytest.mark.parametrize(("before", "after", "legal"), [
+    ("4", "3", True), ("4", "4", True), ("4", "5", True), ("4", "6", False), ("4", "2", False),
+    ("K", "A", True), ("A", "K", True), ("A", "2", True), ("K", "Q", True), ("10", "J", True),
+    ("Q", "A", False), ("2", "K", False), ("J", "9", False), ("A", "Q", False),
+])
+def test_next_claim_same_rank_or_one_up_or_down_wrapping(before: str, after: str,
+                                                         legal: bool) -> None:
+    match, rulings = play([claim(1, "Abby", 1, before), claim(2, "Beth", 1, after)])
+    last = rulings[-1]
+    if legal:
+        assert last["type"] == "claim_ok" and match.state.turn == 2
+    else:
+        assert last == {"type": "claim_illegal", "t": 2, "player": "Beth", "count": 1,
+                        "rank": after, "after": before, "legal": legal_ranks(before)}
+        assert match.state.placing == 1 and match.state.turn == 1
+        assert hands(match) == [12, 13, 13, 13]
+
+
+def test_legal_ranks_wrap_king_ace_two() -> None:
+    assert legal_ranks("A") == ["K", "A", "2"]
+    assert legal_ranks("K") == ["Q", "K", "A"]
+    assert legal_ranks(None) == list(RANKS)
+
+
+def test_after_an_illegal_claim_the_same_player_claims_again() -> None:
+    _, rulings = play([claim(1, "Abby", 3, "4"), claim(2, "Beth", 2, "9"),
+                       claim(3, "Beth", 2, "5")])
+    assert types(rulings) == ["claim_ok", "claim_illegal", "claim_ok"]
+    with pytest.raises(IllegalEventError):
+        play([claim(1, "Abby", 3, "4"), claim(2, "Beth", 2, "9"), claim(3, "Carter", 2, "5")])
+
+
+@pytest.mark.parametrize("count", [1, 2, 3, 4])
+def test_a_claim_is_one_to_four_cards(count: int) -> None:
+    match, rulings = play([claim(1, "Abby", count, "7")])
+    assert rulings[0]["type"] == "claim_ok" and hands(match)[0] == 13 - count
+
+
+@pytest.mark.parametrize("count", [0, 5, -1])
+def test_a_claim_event_of_other_counts_is_malformed(count: int) -> None:
+    game = make_game("cheat", FOUR)
+    with pytest.raises(InvalidEventError) as err:
+        game.parse_event(claim(1, "Abby", count, "7"))
+    assert err.value.field == "count"
+
+
+def test_a_claim_of_more_cards_than_held_is_ruled() -> None:
+    events = down_to(2)
+    match, rulings = play([*events, claim(100, "Abby", 3, "A")])
+    assert match.state.hands[0] == 2
+    assert rulings[-1] == {"type": "claim_too_many", "t": 100, "player": "Abby", "count": 3,
+                           "most": 2}
+    assert match.state.placing == 0
+
+
+@pytest.mark.parametrize(("events", "field"), [
+    ([claim(1, "Beth", 1, "4")], "player"),
+    ([claim(1, "Abby", 1, "4"), claim(2, "Abby", 1, "4")], "player"),
+    ([claim(1, "Abby", 1, "4"), claim(2, "Carter", 1, "4")], "player"),
+    ([claim(1, "Abby")], None),  # a bare claim is fine ...
+    ([claim(1, "Abby"), claim(2, "Beth", 1, "4")], "player"),  # ... and holds the turn
+    ([claim(1, "Abby", 2)], "rank"),
+    ([claim(1, "Abby", rank="4")], "count"),
+    ([claim(1, "Abby", 1, "4"), challenge(2, "Beth"), claim(3, "Beth", 1, "4")], "type"),
+])
+def test_claims_out_of_turn_or_half_given_are_illegal_input(
+        events: list[dict[str, Any]], field: str | None) -> None:
+    game = make_game("cheat", FOUR)
+    match: Match[CheatState] = Match(game)
+    for ev in events[:-1]:
+        match.apply(game.parse_event(ev))
+    before = match.state
+    if field is None:
+        match.apply(game.parse_event(events[-1]))
+        return
+    with pytest.raises(IllegalEventError) as err:
+        match.apply(game.parse_event(events[-1]))
+    assert err.value.field == field
+    assert match.state == before
+
+
+def test_turn_passes_to_the_left_and_wraps() -> None:
+    match, rulings = play([claim(t, FOUR[t % 4], 1, "4") for t in range(6)])
+    assert [r["next"] for r in rulings] == ["Beth", "Carter", "Debbie", "Abby", "Beth", "Carter"]
+    assert hands(match) == [11, 11, 12, 12] and match.state.pile == 6 and conserved(match)
+
+
+# --- the challenge window ------------------------------------------------------
+
+
+def test_a_challenge_in_the_window_stands() -> None:
+    match, rulings = play([claim(1, "Abby", 2, "4"), challenge(5.9, "Carter")])
+    assert rulings[-1] == {"type": "challenge", "t": 5.9, "player": "Carter",
+                           "claimant": "Abby", "count": 2, "rank": "4"}
+    assert match.state.contest is not None
+
+
+@pytest.mark.parametrize("late", [6.0, 6.5, 30.0])
+def test_the_window_closes_after_the_set_time(late: float) -> None:
+    _, rulings = play([claim(1, "Abby", 2, "4"), challenge(late, "Carter")])
+    assert rulings[-1] == {"type": "challenge_ignored", "t": late, "player": "Carter",
+                           "reason": "no_window"}
+
+
+def test_a_tick_closes_the_window() -> None:
+    match, _ = play([claim(1, "Abby", 2, "4"), tick(7)])
+    game = match.game
+    assert game.view(match.state)["window"] is None
+    match2, _ = play([claim(1, "Abby", 2, "4"), tick(5)])
+    assert match2.game.view(match2.state)["window"] == {"claimant": "Abby", "closes_at": 6.0}
+
+
+def test_the_window_option_sets_the_time() -> None:
+    _, rulings = play([claim(1, "Abby", 2, "4"), challenge(9, "Carter")], challenge_window=10)
+    assert rulings[-1]["type"] == "challenge"
+
+
+def test_the_next_claim_closes_the_window_and_opens_its_own() -> None:
+    _, rulings = play([claim(1, "Abby", 2, "4"), claim(2, "Beth", 1, "4"),
+                       challenge(2.5, "Carter")])
+    assert rulings[-1]["claimant"] == "Beth"
+    # Cards down without a known claim: Abby's window is closed, Beth's not open.
+    _, rulings = play([claim(1, "Abby", 2, "4"), claim(2, "Beth"), challenge(2.5, "Carter")])
+    assert rulings[-1]["type"] == "challenge_ignored" and rulings[-1]["reason"] == "no_window"
+
+
+def test_no_challenge_before_any_claim() -> None:
+    _, rulings = play([challenge(1, "Beth")])
+    assert rulings == [{"type": "challenge_ignored", "t": 1, "player": "Beth",
+                        "reason": "no_window"}]
+
+
+def test_the_first_challenge_wins_later_ones_are_ignored() -> None:
+    match, rulings = play([claim(1, "Abby", 2, "4"), challenge(2.0, "Debbie"),
+                           challenge(2.1, "Beth"), challenge(2.2, "Carter")])
+    assert types(rulings) == ["claim_ok", "challenge", "challenge_ignored", "challenge_ignored"]
+    assert [r.get("reason") for r in rulings[2:]] == ["not_first", "not_first"]
+    assert match.state.contest is not None and match.state.contest.challenger == 3
+
+
+def test_the_claimant_cannot_challenge_themself() -> None:
+    _, rulings = play([claim(1, "Abby", 2, "4"), challenge(2, "Abby")])
+    assert rulings[-1] == {"type": "challenge_ignored", "t": 2, "player": "Abby",
+                           "reason": "own_claim"}
+
+
+@pytest.mark.parametrize("order", [["Debbie", "Beth"], ["Beth", "Debbie"]])
+def test_a_tie_goes_to_the_seat_nearest_the_claimants_left(order: list[str]) -> None:
+    match, rulings = play([claim(1, "Abby", 2, "4"), challenge(2, order[0]),
+                           challenge(2, order[1])])
+    assert rulings[-1] == {"type": "challenge_tie", "t": 2, "player": "Beth", "players": order}
+    assert match.state.contest is not None and match.state.contest.challenger == 1
+
+
+# --- reveals -------------------------------------------------------------------
+
+
+def test_a_bluff_caught_the_claimant_takes_the_pile_challenger_plays_next() -> None:
+    match, rulings = play([claim(1, "Abby", 3, "4"), claim(2, "Beth", 2, "5"),
+                           challenge(3, "Debbie"), reveal(5, "5", "9")])
+    assert rulings[-2:] == [
+        {"type": "challenge_won", "t": 5, "player": "Debbie", "claimant": "Beth",
+         "cards": ["5", "9"], "rank": "5", "next": "Debbie"},
+        {"type": "pile", "t": 5, "player": "Beth", "cards": 5}]
+    assert hands(match) == [10, 16, 13, 13] and match.state.pile == 0
+    assert match.state.turn == 3 and match.state.last is None and conserved(match)
+
+
+def test_a_true_claim_the_challenger_takes_the_pile_play_goes_on_from_the_claimants_left(
+        ) -> None:
+    match, rulings = play([claim(1, "Abby", 3, "4"), claim(2, "Beth", 2, "5"),
+                           challenge(3, "Abby"), reveal(5, "5", "5")])
+    assert rulings[-2:] == [
+        {"type": "challenge_lost", "t": 5, "player": "Abby", "claimant": "Beth",
+         "cards": ["5", "5"], "rank": "5", "next": "Carter"},
+        {"type": "pile", "t": 5, "player": "Abby", "cards": 5}]
+    assert hands(match) == [15, 11, 13, 13] and match.state.turn == 2 and conserved(match)
+
+
+@pytest.mark.parametrize("rank", ["9", "K", "A"])
+def test_after_a_challenge_the_next_claim_is_free(rank: str) -> None:
+    _, rulings = play([claim(1, "Abby", 3, "4"), challenge(2, "Beth"), reveal(3, "4", "4", "4"),
+                       claim(4, "Beth", 1, rank)])
+    assert rulings[-1]["type"] == "claim_ok"
+
+
+@pytest.mark.parametrize("cards", [["4"], ["4", "4", "4"], ["4", "4", "4", "4"]])
+def test_a_reveal_of_the_wrong_count_is_illegal_input(cards: list[str]) -> None:
+    game = make_game("cheat", FOUR)
+    match: Match[CheatState] = Match(game)
+    match.fold([game.parse_event(claim(1, "Abby", 2, "4")),
+                game.parse_event(challenge(2, "Beth"))])
+    with pytest.raises(IllegalEventError) as err:
+        match.apply(game.parse_event(reveal(3, *cards)))
+    assert err.value.field == "cards"
+
+
+def test_a_reveal_without_a_challenge_is_illegal_input() -> None:
+    with pytest.raises(IllegalEventError) as err:
+        play([claim(1, "Abby", 2, "4"), reveal(2, "4", "4")])
+    assert err.value.field == "type"
+
+
+@pytest.mark.parametrize("cards", [["11", "4"], ["four", "4"], [], ["4"] * 5])
+def test_a_reveal_of_unknown_ranks_is_malformed(cards: list[str]) -> None:
+    with pytest.raises(InvalidEventError) as err:
+        make_game("cheat", FOUR).parse_event(reveal(1, *cards))
+    assert err.value.field == "cards"
+
+
+# --- winning -----------------------------------------------------------------------
+
+
+def _to_last_claim() -> list[dict[str, Any]]:
+    """Abby down to 2 cards, then her last claim of two aces (at t=100)."""
+    events = down_to(2)
+    return [*events, claim(100, "Abby", 2, "A")]
+
+
+def test_an_empty_hand_wins_when_the_window_closes_unchallenged() -> None:
+    match, rulings = play([*_to_last_claim(), tick(104)])
+    assert rulings[-1]["type"] == "claim_ok" and match.winner is None
+    match, rulings = play([*_to_last_claim(), tick(105)])
+    assert types(rulings)[-2:] == ["winner", "scores"]
+    assert rulings[-2] == {"type": "winner", "t": 105.0, "player": "Abby"}
+    assert rulings[-1]["scores"]["Abby"] == 0 and rulings[-1]["label"] == "cards left"
+    assert match.winner == "Abby" and conserved(match)
+
+
+def test_the_next_claim_closing_the_window_makes_the_winner() -> None:
+    match, rulings = play([*_to_last_claim(), claim(101, "Beth", 1, "A")])
+    assert types(rulings)[-2:] == ["winner", "scores"] and match.winner == "Abby"
+    assert match.state.pile + sum(match.state.hands) == 52
+
+
+def test_an_empty_hand_caught_bluffing_does_not_win() -> None:
+    match, rulings = play([*_to_last_claim(), challenge(101, "Carter"), reveal(102, "A", "3")])
+    assert types(rulings)[-2:] == ["challenge_won", "pile"] and match.winner is None
+    assert match.state.hands[0] == match.state.pile + rulings[-1]["cards"]
+    assert match.state.turn == 2
+
+
+def test_an_empty_hand_challenged_wrongly_wins_at_the_reveal() -> None:
+    match, rulings = play([*_to_last_claim(), challenge(101, "Carter"), reveal(102, "A", "A")])
+    assert types(rulings)[-4:] == ["challenge_lost", "pile", "winner", "scores"]
+    assert match.winner == "Abby" and conserved(match)
+
+
+def test_after_the_game_only_ticks_words_and_counts() -> None:
+    match, _ = play([*_to_last_claim(), tick(105)])
+    game = match.game
+    assert match.apply(game.parse_event(tick(106))) == []
+    assert match.apply(game.parse_event(say(107, "two kings"))) == []
+    assert [r.type for r in match.apply(game.parse_event({"t": 108, "type": "counts"}))] == [
+        "hands"]
+    for ev in (claim(109, "Beth", 1, "A"), challenge(109, "Beth")):
+        with pytest.raises(IllegalEventError) as err:
+            match.apply(game.parse_event(ev))
+        assert err.value.field == "type"
+    assert game.listen_words(match.state) == []
+
+
+def test_scores_carry_the_stats() -> None:
+    _, rulings = play([*_to_last_claim(), challenge(101, "Carter"), reveal(102, "A", "A")])
+    stats = rulings[-1]["stats"]
+    assert stats["Carter"]["challenges_lost"] == 1 and stats["Abby"]["truths"] == 1
+    assert stats["Carter"]["cards_taken"] == rulings[-3]["cards"]
+    assert stats["Abby"]["claims"] == sum(1 for r in rulings
+                                          if r["type"] == "claim_ok" and r["player"] == "Abby")
+
+
+def test_stats_count_bluffs_and_challenges() -> None:
+    match, _ = play([claim(1, "Abby", 3, "4"), claim(2, "Beth", 2, "5"),
+                     challenge(3, "Debbie"), reveal(5, "5", "9"),
+                     claim(6, "Debbie", 4, "K"), challenge(7, "Abby"),
+                     reveal(8, "K", "K", "K", "K")])
+    s = match.game.view(match.state)["players"]
+    by = {p["name"]: p["stats"] for p in s}
+    assert by["Beth"]["bluffs"] == 1 and by["Debbie"]["bluffs_caught"] == 1
+    assert by["Debbie"]["challenges_won"] == 1 and by["Debbie"]["truths"] == 1
+    assert by["Abby"]["challenges_lost"] == 1 and by["Abby"]["cards_taken"] == 4
+    assert by["Beth"]["cards_taken"] == 5 and by["Abby"]["claims"] == 1
+
+
+# --- spoken claims, cheats and reveals -------------------------------------------------
+
+
+@pytest.mark.parametrize(("text", "count", "rank"), [
+    ("three fours", 3, "4"), ("one king", 1, "K"), ("two aces", 2, "A"), ("a six", 1, "6"),
+    ("an ace", 1, "A"), ("Four Queens!", 4, "Q"), ("um, two twos", 2, "2"),
+    ("three jacks", 3, "J"), ("two tens", 2, "10"), ("a seven", 1, "7"),
+])
+def test_a_spoken_claim_is_parsed(text: str, count: int, rank: str) -> None:
+    _, rulings = play([say(1, text)])
+    assert rulings == [{"type": "claim_ok", "t": 1, "player": "Abby", "count": count,
+                        "rank": rank, "hand": 13 - count, "next": "Beth"}]
+
+
+@pytest.mark.parametrize("text", ["four", "kings", "hello there", "cheat", "I pass"])
+def test_words_that_are_not_a_claim_rule_nothing_unless_cards_are_down(text: str) -> None:
+    _, rulings = play([say(1, text)])
+    assert rulings == []
+    _, rulings = play([claim(1, "Abby"), say(2, text)])
+    assert rulings == [{"type": "ask_claim", "t": 2, "player": "Abby"}]
+
+
+def test_a_bare_claim_is_completed_by_words_or_by_the_page() -> None:
+    _, rulings = play([claim(1, "Abby"), say(1.5, "three fours")])
+    assert rulings[-1]["type"] == "claim_ok" and rulings[-1]["count"] == 3
+    _, rulings = play([claim(1, "Abby"), say(1.5, "err"), claim(3, "Abby", 3, "4")])
+    assert types(rulings) == ["ask_claim", "claim_ok"]
+
+
+def test_a_spoken_illegal_claim_is_ruled_at_once_with_the_choices() -> None:
+    _, rulings = play([say(1, "three fours"), say(2, "two nines")])
+    assert rulings[-1] == {"type": "claim_illegal", "t": 2, "player": "Beth", "count": 2,
+                           "rank": "9", "after": "4", "legal": ["3", "4", "5"]}
+
+
+def test_a_spoken_claim_of_five_is_too_many() -> None:
+    _, rulings = play([say(1, "five kings")])
+    assert rulings == [{"type": "claim_too_many", "t": 1, "player": "Abby", "count": 5,
+                        "most": 4}]
+
+
+def test_weak_words_may_make_a_legal_claim_but_no_illegal_one() -> None:
+    _, rulings = play([say(1, "three fours", confidence=0.3)])
+    assert rulings[-1]["type"] == "claim_ok"
+    _, rulings = play([say(1, "three fours"), say(2, "two nines", confidence=0.3)])
+    assert rulings[-1] == {"type": "ask_claim", "t": 2, "player": "Beth"}
+
+
+def test_a_spoken_cheat_opens_a_challenge_the_button_names_the_challenger() -> None:
+    match, rulings = play([say(1, "two fours"), say(2, "cheat!")])
+    assert rulings[-1] == {"type": "challenge_heard", "t": 2, "claimant": "Abby", "count": 2,
+                           "rank": "4"}
+    game = match.game
+    assert game.view(match.state)["awaiting"] == "challenger"
+    rulings2 = match.fold([game.parse_event(challenge(2.3, "Carter")),
+                           game.parse_event(reveal(4, "4", "4"))])
+    assert [r.type for r in rulings2] == ["challenge", "challenge_lost", "pile"]
+    assert rulings2[0].to_dict()["player"] == "Carter"
+
+
+def test_the_reveal_may_come_before_the_challenger_is_named() -> None:
+    match, rulings = play([say(1, "two fours"), say(2, "cheat"), reveal(3, "4", "9"),
+                           challenge(4, "Debbie")])
+    assert types(rulings)[-3:] == ["challenge", "challenge_won", "pile"]
+    assert match.state.turn == 3
+
+
+@pytest.mark.parametrize(("text", "confidence"), [("cheat", 1.0), ("cheat", 0.2)])
+def test_a_cheat_outside_the_window_or_weak_is_not_a_challenge(text: str,
+                                                             confidence: float) -> None:
+    late = 10.0 if confidence == 1.0 else 2.0
+    match, rulings = play([say(1, "two fours"), say(late, text, confidence)])
+    assert types(rulings) == ["claim_ok"] and match.state.contest is None
+
+
+@pytest.mark.parametrize(("text", "cards", "outcome"), [
+    ("four, four, six", ["4", "4", "6"], "challenge_won"),
+    ("two fours and a six", ["4", "4", "6"], "challenge_won"),
+    ("four four four", ["4", "4", "4"], "challenge_lost"),
+    ("three fours", ["4", "4", "4"], "challenge_lost"),
+])
+def test_a_spoken_reveal(text: str, cards: list[str], outcome: str) -> None:
+    _, rulings = play([say(1, "three fours"), challenge(2, "Beth"), say(3, text)])
+    assert rulings[-2]["type"] == outcome and rulings[-2]["cards"] == cards
+
+
+def test_a_spoken_reveal_of_the_wrong_count_is_asked_again() -> None:
+    match, rulings = play([say(1, "three fours"), challenge(2, "Beth"), say(3, "four six")])
+    assert rulings[-1] == {"type": "ask_reveal", "t": 3, "claimant": "Abby", "count": 3,
+                           "heard": ["4", "6"]}
+    assert match.state.contest is not None
+
+
+def test_hand_counts_on_request() -> None:
+    _, rulings = play([say(1, "three fours"), {"t": 2, "type": "counts"}])
+    assert rulings[-1] == {"type": "hands", "t": 2, "pile": 3,
+                           "counts": {"Abby": 10, "Beth": 13, "Carter": 13, "Debbie": 13}}
+
+
+def test_listen_words_follow_the_table() -> None:
+    match, _ = play([])
+    game = match.game
+    words = game.listen_words(match.state)
+    assert {"three", "fours", "a", "ace", "kings"} <= set(words) and "cheat" not in words
+    match, _ = play([say(1, "three fours")])
+    assert "cheat" in game.listen_words(match.state)
+    match, _ = play([say(1, "three fours"), challenge(2, "Beth")])
+    words = game.listen_words(match.state)
+    assert "cheat" not in words and {"four", "six", "ace"} <= set(words)
+
+
+def test_view_shapes_the_table_for_the_page() -> None:
+    match, _ = play([say(1, "three fours"), claim(2, "Beth")])
+    view = match.game.view(match.state)
+    assert view["awaiting"] == "words" and view["placing"] == "Beth"
+    assert view["last_claim"] == {"player": "Abby", "count": 3, "rank": "4", "t": 1}
+    assert view["legal_ranks"] == ["3", "4", "5"] and view["pile"] == 3 and view["cards"] == 52
+    assert [p["hand"] for p in view["players"]] == [10, 13, 13, 13]
+    assert json.loads(json.dumps(view)) == view
+
+
+# --- undo ---------------------------------------------------------------------------
+
+
+def test_undo_of_a_won_challenge_restores_the_pile() -> None:
+    match, _ = play([claim(1, "Abby", 3, "4"), challenge(2, "Beth"), reveal(3, "4", "9", "9")])
+    assert hands(match)[0] == 13
+    rulings = match.apply(match.game.parse_event({"t": 4, "type": "undo"}))
+    assert [r.to_dict() for r in rulings] == [{"type": "undone", "t": 4, "what": "reveal",
+                                               "at": 3}]
+    assert hands(match)[0] == 10 and match.state.contest is not None
+
+
+def test_undo_of_a_timeout_win_reopens_the_window() -> None:
+    match, _ = play([*_to_last_claim(), tick(106)])
+    assert match.winner == "Abby"
+    game = match.game
+    match.apply(game.parse_event({"t": 107, "type": "undo"}))
+    assert match.winner is None
+    rulings2 = match.apply(game.parse_event(challenge(108, "Beth")))
+    assert [r.type for r in rulings2] == ["challenge"]
+
+
+# --- sessions and the command line ------------------------------------------------------------
+
+
+def test_the_example_session_replays_to_a_win() -> None:
+    session = load_session(EXAMPLE, lexicon_for=lexicon_for_header)
+    match: Match[CheatState] = Match(session.game)
+    rulings = [r.to_dict() for r in match.fold(session.events)]
+    assert match.winner == "Debbie" and conserved(match)
+    assert [r["type"] for r in rulings].count("claim_illegal") == 1
+    assert rulings[-1]["scores"] == {"Abby": 18, "Beth": 21, "Carter": 13, "Debbie": 0}
+
+
+def test_replay_cli_end_to_end() -> None:
+    exe = Path(sys.executable).with_name("companion")
+    done = subprocess.run([str(exe), "replay", str(EXAMPLE)], capture_output=True, text=True,
+                          check=False)
+    assert done.returncode == 0, done.stderr
+    lines = [json.loads(line) for line in done.stdout.splitlines()]
+    session = load_session(EXAMPLE, lexicon_for=lexicon_for_header)
+    match: Match[CheatState] = Match(session.game)
+    assert lines == [r.to_dict() for r in match.fold(session.events)]
+    assert lines[-2] == {"type": "winner", "t": 68.0, "player": "Debbie"}
+
+
+def test_replay_cli_speaks_cheat_rulings_as_text() -> None:
+    result = CliRunner().invoke(cli, ["replay", "--text", str(EXAMPLE)])
+    assert result.exit_code == 0, result.output
+    assert "Debbie wins the game!" in result.output
+
+
+@pytest.mark.parametrize(("line", "field"), [
+    ('{"t": 3, "type": "claim", "player": "Beth", "count": 7, "rank": "4"}', "count"),
+    ('{"t": 3, "type": "claim", "player": "Zed", "count": 1, "rank": "4"}', "player"),
+    ('{"t": 3, "type": "reveal", "cards": ["4", "X"]}', "cards"),
+    ('{"t": 3, "type": "claim", "player": "Carter", "count": 1, "rank": "4"}', "player"),
+    ('{"t": 3, "type": "reveal", "cards": ["4"]}', "type"),
+])
+def test_replay_cli_malformed_line_exits_2_naming_line_and_field(tmp_path: Path, line: str,
+                                                                  field: str) -> None:
+    path = tmp_path / "bad.jsonl"
+    path.write_text("\n".join([
+        json.dumps({"game": "cheat", "players": FOUR}),
+        json.dumps(say(1, "three fours")),
+        line]) + "\n", encoding="utf-8")
+    result = CliRunner().invoke(cli, ["replay", str(path)])
+    assert result.exit_code == 2
+    assert "line 3" in result.stderr and f"field {field!r}" in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1
+
+
+def test_replay_cli_bad_option_names_it(tmp_path: Path) -> None:
+    path = tmp_path / "bad.jsonl"
+    path.write_text(json.dumps({"game": "cheat", "players": [f"P{i}" for i in range(8)],
+                                "options": {"decks": 1}}) + "\n", encoding="utf-8")
+    result = CliRunner().invoke(cli, ["replay", str(path)])
+    assert result.exit_code == 2 and "line 1" in result.stderr and "decks" in result.stderr
