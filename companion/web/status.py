@@ -1,0 +1,110 @@
+"""What the settings page reports: audio devices, the input level, the voice,
+the recognizer and the speech model.
+
+Everything is read, never opened: the device list comes from
+``sounddevice.query_devices()`` (PortAudio's list; no stream is started), the
+level from the live table's microphone when it has one (``hub.microphone``),
+and the recognizer and voice from what the hub holds. Parts the hub does not
+have are reported as ``None``, and the page says "none".
+"""
+
+from __future__ import annotations
+
+import importlib
+import logging
+import math
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from companion.web.control import Control
+
+log = logging.getLogger(__name__)
+
+
+def device_status(control: Control) -> list[dict[str, Any]]:
+    """PortAudio's devices: ``index``, ``name``, ``inputs`` (channels),
+    ``rate`` (default sample rate, Hz), ``selected``. Empty if PortAudio
+    cannot be loaded."""
+    try:
+        import sounddevice as sd
+
+        devices = sd.query_devices()
+    except (OSError, ImportError) as exc:
+        log.warning("cannot list audio devices: %s", exc)
+        return []
+    chosen = selected_device(control)
+    out = []
+    for dev in devices:
+        out.append({"index": int(dev["index"]), "name": str(dev["name"]),
+                    "inputs": int(dev["max_input_channels"]),
+                    "rate": float(dev["default_samplerate"]),
+                    "selected": chosen is not None and int(dev["index"]) == chosen})
+    return out
+
+
+def selected_device(control: Control) -> int | None:
+    """The input device in use: the microphone's, else the page's choice."""
+    mic = getattr(control.hub, "microphone", None)
+    device = getattr(mic, "device", None)
+    if isinstance(device, int):
+        return device
+    chosen = control.settings.get("input_device")
+    return chosen if isinstance(chosen, int) else None
+
+
+def level_status(control: Control) -> dict[str, Any]:
+    """``{"level_db": dBFS or None, "device": index or None}`` from the live microphone."""
+    mic = getattr(control.hub, "microphone", None)
+    level = getattr(mic, "level_db", None)
+    if callable(level):
+        level = level()
+    if not isinstance(level, int | float) or not math.isfinite(level):
+        level = None
+    return {"level_db": level, "device": selected_device(control)}
+
+
+def _describe(obj: Any) -> dict[str, Any] | None:
+    if obj is None:
+        return None
+    out: dict[str, Any] = {"name": str(getattr(obj, "name", type(obj).__name__))}
+    for attr in ("status", "model", "model_status", "voice", "language"):
+        value = getattr(obj, attr, None)
+        if callable(value):
+            try:
+                value = value()
+            except Exception as exc:  # a status probe must not break the page
+                value = f"unavailable: {exc}"
+        if value is not None:
+            out[attr] = value if isinstance(value, int | float | bool) else str(value)
+    return out
+
+
+def _referee_report() -> Any:
+    """The referee's own report of speech models, if it offers one
+    (``companion.referee.status()``)."""
+    try:
+        referee = importlib.import_module("companion.referee")
+    except ImportError:
+        return None
+    report = getattr(referee, "status", None)
+    if not callable(report):
+        return None
+    try:
+        return report()
+    except Exception as exc:  # the page shows the fault instead of failing
+        return f"unavailable: {exc}"
+
+
+def settings_status(control: Control) -> dict[str, Any]:
+    """The voice pack, the speaker, the recognizer and the speech models."""
+    hub = control.hub
+    pack = hub.pack
+    return {
+        "voice_pack": {"language": pack.language, "name": pack.name,
+                       "espeak_voice": pack.espeak_voice},
+        "speaker": _describe(getattr(hub, "speaker", None)),
+        "recognizer": _describe(getattr(hub, "recognizer", None)),
+        "speech_models": _referee_report(),
+        "input_device": selected_device(control),
+        "microphone": _describe(getattr(hub, "microphone", None)),
+    }

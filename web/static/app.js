@@ -1,0 +1,221 @@
+// The control page's behaviour: JSON posts with the CSRF token, the PIN box,
+// the tap pad and buttons, live updates from the server-sent-events stream,
+// the setup form and the level meter. No framework, no build step.
+"use strict";
+(() => {
+  const body = document.body;
+  const csrf = document.querySelector('meta[name="csrf-token"]').content;
+  const msg = document.getElementById("msg");
+  const pinForm = document.getElementById("pin-form");
+  let msgTimer = 0;
+
+  function say(text, ok) {
+    msg.textContent = text;
+    msg.hidden = false;
+    msg.classList.toggle("ok", !!ok);
+    clearTimeout(msgTimer);
+    msgTimer = setTimeout(() => { msg.hidden = true; }, ok ? 1500 : 4500);
+  }
+
+  // POST JSON; resolves to the reply's JSON, or null after showing the error.
+  async function post(url, data) {
+    let res;
+    try {
+      res = await fetch(url, {
+        method: "POST", credentials: "same-origin",
+        headers: { "Content-Type": "application/json", "X-CSRFToken": csrf },
+        body: JSON.stringify(data === undefined ? {} : data),
+      });
+    } catch (err) {
+      say("The table cannot be reached: " + err.message);
+      return null;
+    }
+    let reply = null;
+    try { reply = await res.json(); } catch (err) { reply = null; }
+    if (!res.ok) {
+      if (reply && reply.field === "pin" && res.status === 403 && url !== "/api/pin") {
+        pinForm.hidden = false;
+        document.getElementById("pin").focus();
+      }
+      const where = reply && reply.field ? " (" + reply.field + ")" : "";
+      say(((reply && reply.error) || "Refused: " + res.status) + where);
+      return null;
+    }
+    return reply || {};
+  }
+
+  pinForm.addEventListener("submit", async (ev) => {
+    ev.preventDefault();
+    const input = document.getElementById("pin");
+    const reply = await post("/api/pin", { pin: input.value });
+    input.value = "";
+    if (reply) {
+      pinForm.hidden = true;
+      body.dataset.pinOk = "yes";
+      say("PIN accepted", true);
+    }
+  });
+
+  // Reads the inputs a button names in data-fields into its event.
+  function gather(btn, event) {
+    const scope = btn.closest("details, .pad, form, section") || document;
+    for (const name of (btn.dataset.fields || "").split(" ").filter(Boolean)) {
+      const el = scope.querySelector('[name="' + name + '"]');
+      if (!el) continue;
+      let value = el.value;
+      if (el.hasAttribute("data-list")) value = value ? value.split(",").filter(Boolean) : [];
+      else if (el.hasAttribute("data-int")) value = value === "" ? null : Number(value);
+      event[name] = value;
+    }
+    return event;
+  }
+
+  document.addEventListener("click", async (ev) => {
+    const btn = ev.target.closest("button");
+    if (!btn) return;
+    const d = btn.dataset;
+    if (d.event !== undefined) {
+      const reply = await post("/api/events", gather(btn, JSON.parse(d.event)));
+      if (reply) {
+        const scope = btn.closest("details, .pad, form, section") || document;
+        scope.querySelectorAll("[data-list]").forEach((el) => { el.value = ""; });
+      }
+    } else if (d.append !== undefined) {
+      const el = document.getElementById(d.append);
+      el.value = el.value ? el.value + "," + d.value : d.value;
+    } else if (d.clear !== undefined) {
+      document.getElementById(d.clear).value = "";
+    } else if (d.undo !== undefined) {
+      if (await post("/api/undo")) say("Undone", true);
+    } else if (d.press !== undefined) {
+      await post("/api/press", { player: d.press });
+    } else if (d.resume !== undefined) {
+      if (await post("/api/games/" + d.resume + "/resume")) location.href = "/";
+    }
+  });
+
+  // --- the table: live updates --------------------------------------------
+  function setTurn(snap) {
+    const el = document.querySelector("#status .turn");
+    el.textContent = "";
+    const b = document.createElement("b");
+    if (snap.winner) {
+      b.textContent = snap.winner;
+      el.append(b, " has won");
+    } else if (snap.turn) {
+      b.id = "turn";
+      b.textContent = snap.turn;
+      el.append(b, "'s turn");
+    }
+    document.getElementById("leaders").textContent =
+      snap.leaders && snap.leaders.length ? "Leading: " + snap.leaders.join(", ") : "";
+    document.querySelectorAll(".actor").forEach((a) => { a.textContent = snap.turn || "…"; });
+  }
+
+  if (body.dataset.page === "table") {
+    const live = document.getElementById("live");
+    const shown = body.dataset.gameId || "";
+    const stream = new EventSource("/api/events/stream");
+    stream.addEventListener("table", (ev) => {
+      const snap = JSON.parse(ev.data);
+      if (String(snap.game_id ?? "") !== shown) { location.reload(); return; }
+      document.getElementById("board").innerHTML = snap.board;
+      document.getElementById("log").innerHTML = snap.log_html;
+      setTurn(snap);
+      live.dataset.seq = snap.seq;
+      live.textContent = "live";
+      live.classList.add("up");
+    });
+    stream.addEventListener("error", () => {
+      live.textContent = "reconnecting…";
+      live.classList.remove("up");
+    });
+    addEventListener("pagehide", () => stream.close());
+  }
+
+  // --- setup -----------------------------------------------------------------
+  const setup = document.getElementById("setup-form");
+  if (setup) {
+    const list = document.getElementById("players");
+    const chosen = () => (setup.querySelector('input[name="game"]:checked') || {}).value;
+    const showOptions = () => setup.querySelectorAll("fieldset.options").forEach((fs) => {
+      fs.hidden = fs.dataset.game !== chosen();
+    });
+    setup.addEventListener("change", (ev) => { if (ev.target.name === "game") showOptions(); });
+    document.getElementById("add-player").addEventListener("click", () => {
+      const rows = list.querySelectorAll("li");
+      const row = rows[rows.length - 1].cloneNode(true);
+      row.querySelector('input[name="player"]').value = "";
+      const sel = row.querySelector("select");
+      sel.value = String(Math.min(rows.length + 1, 10));
+      list.append(row);
+      row.querySelector("input").focus();
+    });
+    list.addEventListener("click", (ev) => {
+      const btn = ev.target.closest("button");
+      if (!btn) return;
+      const row = btn.closest("li");
+      if (btn.dataset.remove !== undefined && list.children.length > 1) row.remove();
+      if (btn.dataset.move === "up" && row.previousElementSibling) {
+        list.insertBefore(row, row.previousElementSibling);
+      }
+    });
+    const optionValue = (el) => {
+      const v = el.value;
+      switch (el.dataset.kind) {
+        case "bool": return el.checked;
+        case "int": case "float": return v.trim() === "" ? null : (isNaN(Number(v)) ? v : Number(v));
+        case "text": return v === "" && el.dataset.optional === "yes" ? null : v;
+        case "choice": return JSON.parse(v);
+        default: try { return JSON.parse(v); } catch (err) { return v; }
+      }
+    };
+    setup.addEventListener("submit", async (ev) => {
+      ev.preventDefault();
+      const game = chosen();
+      const players = [];
+      const buttons = {};
+      list.querySelectorAll("li").forEach((row) => {
+        const name = row.querySelector('input[name="player"]').value.trim();
+        if (!name) return;
+        players.push(name);
+        const b = row.querySelector("select").value;
+        if (b) buttons[name] = Number(b);
+      });
+      const options = {};
+      setup.querySelectorAll('fieldset.options[data-game="' + game + '"] [data-opt]').forEach((el) => {
+        const path = el.dataset.opt.split(".");
+        let node = options;
+        path.slice(0, -1).forEach((k) => { node = node[k] = node[k] || {}; });
+        node[path[path.length - 1]] = optionValue(el);
+      });
+      const reply = await post("/api/games", { game, players, buttons, options });
+      if (reply) location.href = "/";
+    });
+  }
+
+  // --- settings: device choice and level meter ----------------------------------
+  const device = document.getElementById("input-device");
+  if (device) {
+    device.addEventListener("change", async () => {
+      if (device.value === "") return;
+      if (await post("/api/settings", { input_device: Number(device.value) })) say("Microphone chosen", true);
+    });
+    const bar = document.getElementById("level-bar");
+    const text = document.getElementById("level-text");
+    setInterval(async () => {
+      if (document.hidden) return;
+      try {
+        const res = await fetch("/api/level");
+        const lv = await res.json();
+        if (lv.level_db === null) {
+          bar.style.width = "0";
+          text.textContent = "Level: none (the microphone is not open)";
+        } else {
+          bar.style.width = Math.max(0, Math.min(100, (lv.level_db + 60) / 60 * 100)) + "%";
+          text.textContent = "Level: " + lv.level_db.toFixed(1) + " dBFS";
+        }
+      } catch (err) { text.textContent = "Level: unavailable"; }
+    }, 250);
+  }
+})();
