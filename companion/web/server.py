@@ -15,6 +15,7 @@ a stream yields at once (its ``send_bytes`` is 1 since 2.0) and raises
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import threading
 from dataclasses import dataclass, field
@@ -59,7 +60,10 @@ class PageServer:
         trigger = getattr(server, "trigger", None)
         if trigger is None:
             trigger = next(s for s in socket_map.values() if hasattr(s, "pull_trigger"))
-        trigger.pull_trigger(lambda: wasyncore.close_all(socket_map))
+        # If the loop, woken by a stream ending, runs the closing thunk before
+        # this thread writes to the trigger, the trigger is already closed.
+        with contextlib.suppress(OSError):
+            trigger.pull_trigger(lambda: wasyncore.close_all(socket_map))
         self.thread.join(timeout)
         server.task_dispatcher.shutdown(timeout=timeout)
         if self.thread.is_alive():
