@@ -83,7 +83,7 @@ def create_app(hub: Hub, *, pin: str | None = None,
     app.extensions["companion.control"] = control
     app.extensions["companion.live"] = live
 
-    from companion.web import api, history, settings, setup, stream, table
+    from companion.web import api, fingerguns, history, settings, setup, stream, table
 
     app.register_blueprint(table.bp)
     app.register_blueprint(setup.bp)
@@ -91,6 +91,7 @@ def create_app(hub: Hub, *, pin: str | None = None,
     app.register_blueprint(settings.bp)
     app.register_blueprint(api.bp)
     app.register_blueprint(stream.bp)
+    app.register_blueprint(fingerguns.bp)
     return app
 
 

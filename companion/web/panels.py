@@ -33,6 +33,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from companion.web import scoregames
+
 View = dict[str, Any]
 """``Table.view()``: ``game_id``, ``game``, ``players``, ``clock``, ``winner``
 and the engine's own view under ``state``."""
@@ -122,3 +124,13 @@ def _cheat_press(player: str, view: View) -> dict[str, Any]:
 register("cheat", Panel(board="panels/cheat.html", pad="panels/cheat_pad.html",
                         actor_events=frozenset({"claim"}), leaders=fewest_cards,
                         press=_cheat_press))
+
+
+# The scorekeeping games (issue 7): score entry in the pad, picks on each phone.
+register("finger_guns", Panel(board="panels/finger_guns.html", pad="panels/finger_guns_pad.html",
+                              leaders=scoregames.most_lives))
+register("cheap_shot", Panel(board="panels/cheap_shot.html", pad="panels/cheap_shot_pad.html",
+                             leaders=scoregames.most_points))
+register("rummy_battle", Panel(board="panels/rummy_battle.html",
+                               pad="panels/rummy_battle_pad.html",
+                               leaders=scoregames.most_points))
