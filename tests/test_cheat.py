@@ -256,7 +256,8 @@ def test_the_window_closes_after_the_set_time(late: float) -> None:
 
 
 def test_a_tick_closes_the_window() -> None:
-    match, _ = play([claim(1, "Abby", 2, "4"), tick(7)])
+    match, rulings = play([claim(1, "Abby", 2, "4"), tick(7)])
+    assert rulings[-1] == {"type": "window_closed", "t": 6.0, "player": "Abby"}
     game = match.game
     assert game.view(match.state)["window"] is None
     match2, _ = play([claim(1, "Abby", 2, "4"), tick(5)])
@@ -507,7 +508,8 @@ def test_a_cheat_outside_the_window_or_weak_is_not_a_challenge(text: str,
                                                              confidence: float) -> None:
     late = 10.0 if confidence == 1.0 else 2.0
     match, rulings = play([say(1, "two fours"), say(late, text, confidence)])
-    assert types(rulings) == ["claim_ok"] and match.state.contest is None
+    assert not {"challenge", "challenge_heard"} & set(types(rulings))
+    assert match.state.contest is None
 
 
 @pytest.mark.parametrize(("text", "cards", "outcome"), [

@@ -232,6 +232,14 @@ class ChallengeLost(Ruling, frozen=True, kw_only=True, tag="challenge_lost"):
     next: str
 
 
+class WindowClosed(Ruling, frozen=True, kw_only=True, tag="window_closed"):
+    """The challenge window on ``player``'s claim ran out unchallenged at
+    ``t`` (the claim time plus ``challenge_window``); ruled on the first
+    event at or after it. Not ruled when the next claim closes the window."""
+
+    player: str
+
+
 class Pile(Ruling, frozen=True, kw_only=True, tag="pile"):
     """``player`` takes the whole pile: ``cards`` cards."""
 
@@ -464,10 +472,13 @@ class Cheat(Game[CheatState]):
         return state, rulings
 
     def on_undo(self, state: CheatState, t: float) -> CheatState:
-        """An undo reopens a challenge window that has run out by the undo's
-        time ``t`` for a fresh ``challenge_window``: an undone timeout (a win)
-        is not ruled again at once, and the table may still challenge."""
-        if state.closes_at is not None and state.closes_at <= t and state.winner is None:
+        """An undo reopens the window on a last claim (the claimant's hand is
+        empty) that has run out by the undo's time ``t``, for a fresh
+        ``challenge_window``: an undone win is not ruled again at once, and
+        the table may still challenge it. Other windows are left as they are."""
+        last = state.last
+        if (state.closes_at is not None and state.closes_at <= t and last is not None
+                and state.hands[last.player] == 0):
             return msgspec.structs.replace(state, closes_at=t + self.options.challenge_window)
         return state
 
@@ -476,6 +487,9 @@ class Cheat(Game[CheatState]):
     def _advance(self, state: CheatState, t: float, rulings: list[Ruling]) -> CheatState:
         """Close the challenge window if it has run out by ``t``."""
         if state.closes_at is not None and t >= state.closes_at:
+            if state.last is not None:
+                rulings.append(WindowClosed(t=state.closes_at,
+                                            player=self.players[state.last.player]))
             return self._close_window(state, state.closes_at, rulings)
         return state
 
