@@ -570,14 +570,19 @@ def test_undo_of_a_won_challenge_restores_the_pile() -> None:
     assert hands(match)[0] == 10 and match.state.contest is not None
 
 
-def test_undo_of_a_timeout_win_reopens_the_window() -> None:
+def test_undo_of_a_timeout_win_is_ruled_again_undo_of_the_claim_is_not() -> None:
+    # The window had run out: undoing the tick that noticed it changes
+    # nothing, the next event notices it again (no engine-side waiver, so a
+    # rebuilt state is always the fold of the log).
     match, _ = play([*_to_last_claim(), tick(106)])
-    assert match.winner == "Abby"
     game = match.game
     match.apply(game.parse_event({"t": 107, "type": "undo"}))
     assert match.winner is None
-    rulings2 = match.apply(game.parse_event(challenge(108, "Beth")))
-    assert [r.type for r in rulings2] == ["challenge"]
+    rulings = [r.type for r in match.apply(game.parse_event(challenge(108, "Beth")))]
+    assert rulings == ["window_closed", "winner", "scores"]
+    # Undoing the last claim itself gives the cards back to the hand.
+    match, _ = play([*_to_last_claim(), {"t": 101, "type": "undo"}])
+    assert match.state.hands[0] == 2 and match.state.turn == 0 and match.winner is None
 
 
 # --- sessions and the command line ------------------------------------------------------------

@@ -99,7 +99,7 @@ def test_random_games_conserve_cards_undo_and_replay(data: st.DataObject, n: int
             # Undo returns to the state before the event.
             trial = match.copy()
             trial.apply(Undo(t=t))
-            assert comparable(trial.state) == comparable(game.on_undo(before, t))
+            assert comparable(trial.state) == comparable(before)
     note_event(f"won: {match.winner is not None}")
     note_event(f"claims: {sum(s.claims for s in match.state.stats) // 10 * 10}+")
     # Replaying the log gives the same state and rulings as live play.

@@ -471,17 +471,6 @@ class Cheat(Game[CheatState]):
             state = self._say(state, event, rulings)
         return state, rulings
 
-    def on_undo(self, state: CheatState, t: float) -> CheatState:
-        """An undo reopens the window on a last claim (the claimant's hand is
-        empty) that has run out by the undo's time ``t``, for a fresh
-        ``challenge_window``: an undone win is not ruled again at once, and
-        the table may still challenge it. Other windows are left as they are."""
-        last = state.last
-        if (state.closes_at is not None and state.closes_at <= t and last is not None
-                and state.hands[last.player] == 0):
-            return msgspec.structs.replace(state, closes_at=t + self.options.challenge_window)
-        return state
-
     # -- time --------------------------------------------------------------------
 
     def _advance(self, state: CheatState, t: float, rulings: list[Ruling]) -> CheatState:
