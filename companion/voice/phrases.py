@@ -1,9 +1,12 @@
 """Rulings as sentences a table understands at once.
 
 ``sentence(ruling, pack)`` fills the pack's template for the ruling's type
-(``mistake.<kind>`` for mistakes, ``scores.<label>`` for scores when the pack
-has one) with the ruling's fields. Lists are said
-as words joined by commas; ``{cards_noun}`` is "card" or "cards".
+(``mistake.<kind>`` for mistakes, ``scores.<label>`` for scores and
+``<type>.<reason>`` for rulings with a ``reason``, when the pack has one) with
+the ruling's fields. Lists are said as words joined by commas;
+``{cards_noun}`` is "card" or "cards". A pack table ``[words.<name>]`` says
+codes as words: ``{<field>_<name>}`` is the field's value (or each item of a
+list) looked up there, e.g. ``{legal_plural}`` -> "threes, fours, fives".
 """
 
 from __future__ import annotations
@@ -36,12 +39,19 @@ def sentence(ruling: Ruling, pack: VoicePack) -> str:
         key = f"mistake.{data['kind']}"
     elif key == "scores" and f"scores.{data.get('label')}" in pack.phrases:
         key = f"scores.{data['label']}"
+    elif f"{key}.{data.get('reason')}" in pack.phrases:
+        key = f"{key}.{data['reason']}"
     template = pack.phrases.get(key)
     if template is None:
         return ""
     fields = _Fields({k: _spoken(v) for k, v in data.items()})
     if isinstance(data.get("cards"), int):
         fields["cards_noun"] = "card" if data["cards"] == 1 else "cards"
+    for name, words in pack.extra.get("words", {}).items():
+        for k, v in data.items():
+            items = v if isinstance(v, list) else [v]
+            if items and all(isinstance(x, str) and x in words for x in items):
+                fields[f"{k}_{name}"] = _spoken([words[x] for x in items])
     return template.format_map(fields).strip()
 
 
