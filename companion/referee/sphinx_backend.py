@@ -1,0 +1,190 @@
+"""The pocketsphinx backend: the bundled US English model with a JSGF grammar.
+
+The embedded default (no download): pocketsphinx 5's ``en-us`` acoustic model
+and CMU dictionary. Each utterance is decoded twice over the same frames:
+
+1. with the **grammar** ``<call> = <word> [<word>] [<word>]`` over the words
+   that can matter now (a twin card's call has two);
+2. with the **phone loop** (``allphone`` search with the bundled phone
+   language model), the best any English-like sound could score.
+
+A game word's **confidence** comes from the gap between the two acoustic
+scores over that word's frames, per frame: a word the speaker really said
+scores close to the free phone loop; a word forced onto noise, a cough or table
+talk scores far below it. And a call never needs three game words (a twin
+card's call has two): when the best grammar path needs three, the utterance
+is table talk and every word's confidence is capped at ``talk_cap``.
+``SphinxSettings`` holds these thresholds.
+Words the dictionary lacks take phones from the pack's ``[listen.phones]``.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from companion.errors import RecognizerError
+from companion.referee.recognizer import Pcm, Recognizer, Spellings, Word
+
+FRAME_S = 0.01
+"""pocketsphinx's frame step, seconds."""
+
+
+@dataclass(frozen=True)
+class SphinxSettings:
+    """Rejection settings. ``llr_center``: the per-frame log-likelihood gap
+    (natural log) between the phone loop and a word at which the word's
+    confidence is 0.5 [5.5]; ``llr_slope``: how many nats per frame halve the
+    odds [1.0]. ``min_frames``: a word shorter than this many 10 ms frames is
+    given confidence 0 [8]. ``talk_cap``: the highest confidence of a word
+    in an utterance that needed three grammar words [0.1]. ``wip``: the
+    decoder's word insertion probability: lower makes fewer, longer words
+    (pocketsphinx's default; far lower values cut real words) [0.65]."""
+
+    llr_center: float = 5.5
+    llr_slope: float = 1.0
+    min_frames: int = 8
+    talk_cap: float = 0.1
+    wip: float = 0.65
+
+
+def _jsgf_token(phrase: str) -> str:
+    return " ".join(phrase.split())
+
+
+class SphinxRecognizer(Recognizer):
+    """pocketsphinx with the bundled ``en-us`` model at 16,000 Hz. Raises
+    ``RecognizerError`` if pocketsphinx or its model cannot be loaded."""
+
+    name = "pocketsphinx"
+    sample_rate = 16000
+
+    def __init__(self, spellings: Spellings | None = None,
+                 settings: SphinxSettings | None = None) -> None:
+        super().__init__(spellings)
+        self.settings = settings or SphinxSettings()
+        try:
+            import pocketsphinx
+
+            self._decoder = pocketsphinx.Decoder(lm=None, loglevel="FATAL",
+                                                 wip=self.settings.wip)
+            self._decoder.add_allphone_file(
+                "phones", pocketsphinx.get_model_path("en-us/en-us-phone.lm.bin"))
+        except (ImportError, RuntimeError, OSError) as exc:
+            raise RecognizerError(f"pocketsphinx cannot be loaded: {exc}") from None
+        self._logmath = self._decoder.get_logmath()
+        self._by_spoken: dict[str, str] = {}
+        self._grammars = 0
+        self._added: set[str] = set()
+
+    def _known(self, word: str, game_word: str) -> bool:
+        phones = self.spellings.phones.get(word) or self.spellings.phones.get(game_word)
+        if phones and word not in self._added:
+            # Pack phones add to the dictionary's; "|" separates alternatives.
+            k = 1
+            for alt in (p.strip() for p in phones.split("|")):
+                name = word if k == 1 else f"{word}({k})"
+                while self._decoder.lookup_word(name) is not None:
+                    k += 1
+                    name = f"{word}({k})"
+                self._decoder.add_word(name, alt, True)
+            self._added.add(word)
+        return word in self._added or self._decoder.lookup_word(word) is not None
+
+    def _compile(self, vocabulary: tuple[str, ...]) -> None:
+        by_spoken: dict[str, str] = {}
+        for game_word in vocabulary:
+            spoken = _jsgf_token(self.spellings.spoken(game_word))
+            if all(self._known(w, game_word) for w in spoken.split()):
+                by_spoken[spoken] = game_word
+        if not by_spoken:
+            raise RecognizerError(
+                f"pocketsphinx knows none of the words {list(vocabulary)!r}; "
+                "give them phones in the voice pack's [listen.phones]")
+        alternatives = " | ".join(f"( {s} )" for s in by_spoken)
+        grammar = ("#JSGF V1.0;\ngrammar call;\n"
+                   f"<word> = {alternatives};\n"
+                   "public <call> = <word> [ <word> ] [ <word> ];\n")
+        self._grammars += 1
+        name = f"call{self._grammars}"
+        try:
+            self._decoder.add_jsgf_string(name, grammar)
+        except (RuntimeError, ValueError) as exc:
+            raise RecognizerError(f"pocketsphinx refused the grammar: {exc}") from None
+        if self._grammars > 1:
+            self._decoder.remove_search(f"call{self._grammars - 1}")
+        self._search = name
+        self._by_spoken = by_spoken
+
+    def _run(self, search: str, pcm: Pcm) -> list[tuple[str, int, int, float]]:
+        d = self._decoder
+        d.activate_search(search)
+        d.start_utt()
+        d.process_raw(pcm.tobytes(), False, True)
+        d.end_utt()
+        out = []
+        for seg in d.seg() or ():
+            score = self._logmath.log(seg.ascore) if seg.ascore > 0 else -(10 ** 9)
+            out.append((seg.word, seg.start_frame, seg.end_frame, score * math.log(1.0001)))
+        return out
+
+    def decode(self, pcm: Pcm) -> list[Word]:
+        """Game words in one utterance at 16 kHz; see the module docstring."""
+        if not self.vocabulary:
+            raise RecognizerError("set_vocabulary() before decode()")
+        pcm = np.asarray(pcm, dtype=np.int16)
+        segs = self._run(self._search, pcm)
+        phones = self._run("phones", pcm)
+        s = self.settings
+        words: list[Word] = []
+        spoken_parts: list[tuple[str, int, int, float]] = []
+        for word, start, end, score in segs:
+            base = word.split("(")[0]
+            if base.startswith(("<", "[", "+")):
+                continue
+            spoken_parts.append((base, start, end, score))
+        # Join multi-word phrases back into their game word.
+        i = 0
+        while i < len(spoken_parts):
+            matched = False
+            for spoken, game_word in sorted(self._by_spoken.items(), key=lambda kv: -len(kv[0])):
+                n = len(spoken.split())
+                chunk = spoken_parts[i:i + n]
+                if " ".join(p[0] for p in chunk) == spoken:
+                    start, end = chunk[0][1], chunk[-1][2]
+                    score = sum(p[3] for p in chunk)
+                    free = _span_score(phones, start, end)
+                    frames = end - start + 1
+                    gap = (free - score) / frames
+                    conf = 0.0 if frames < s.min_frames else _logistic(
+                        (s.llr_center - gap) / s.llr_slope)
+                    words.append(Word(game_word, start * FRAME_S, (end + 1) * FRAME_S,
+                                      round(conf, 3)))
+                    i += n
+                    matched = True
+                    break
+            if not matched:
+                i += 1
+        if len(words) >= 3:
+            words = [Word(w.text, w.start, w.end, min(w.confidence, s.talk_cap))
+                     for w in words]
+        return words
+
+
+def _span_score(phones: list[tuple[str, int, int, float]], start: int, end: int) -> float:
+    """The phone loop's acoustic score over frames start..end (inclusive),
+    sharing a phone's score by the fraction of its frames inside."""
+    total = 0.0
+    for _, a, b, score in phones:
+        overlap = min(b, end) - max(a, start) + 1
+        if overlap > 0:
+            total += score * overlap / (b - a + 1)
+    return total
+
+
+def _logistic(x: float) -> float:
+    if x < -50:
+        return 0.0
+    return 1.0 / (1.0 + math.exp(-x))

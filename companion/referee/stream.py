@@ -1,0 +1,168 @@
+"""The listening stream: microphone blocks in, utterances on the table clock out.
+
+``Listener`` is what the live table and a replay both use::
+
+    listener = Listener(recognizer, device_rate=48000)
+    listener.set_vocabulary(game.listen_words(state))   # from the next utterance on
+    for heard in listener.feed(block.samples, block.t):  # int16 mono, first-sample time
+        table.submit(heard.to_say())
+
+Blocks at the device's own rate are resampled (soxr, streaming, delay
+compensated) to the recognizer's rate; ``SampleClock`` maps sample indices to
+the table clock (jitter, drift, dropped blocks); the ``Segmenter`` (webrtcvad)
+cuts utterances and gives their onset; the recognizer decodes each utterance
+with the vocabulary that was in force when it began. A new vocabulary waits
+for an utterance boundary: it is never switched inside an utterance.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import numpy.typing as npt
+import soxr
+
+from companion.events import Say
+from companion.referee.clock import SampleClock
+from companion.referee.recognizer import Recognizer, Word
+from companion.referee.vad import Segment, Segmenter, VadSettings
+
+
+@dataclass(frozen=True)
+class Heard:
+    """One utterance, on the table clock.
+
+    ``onset``: seconds, the start of speech (from the VAD). ``end``: seconds,
+    the end of the last voiced frame. ``words``: the game words the
+    recognizer found (may be empty: speech with no game word, or rejected).
+    ``forced``: cut by a length limit or a gap, not by silence."""
+
+    onset: float
+    end: float
+    words: tuple[Word, ...]
+    forced: bool = False
+
+    @property
+    def text(self) -> str:
+        """The game words, space separated."""
+        return " ".join(w.text for w in self.words)
+
+    @property
+    def confidence(self) -> float:
+        """The least confident word's confidence (0.0 with no word)."""
+        return min((w.confidence for w in self.words), default=0.0)
+
+    def to_say(self) -> Say:
+        """The ``say`` event for the engine: onset ``t``, words, confidence
+        and end. Speech with no game word becomes a ``say`` with empty text
+        and confidence 0: it marks the onset (a call was made) but can never
+        make a mistake."""
+        return Say(t=max(self.onset, 0.0), text=self.text, confidence=self.confidence,
+                   end=max(self.end, self.onset, 0.0))
+
+
+class Listener:
+    """One audio stream feeding one recognizer.
+
+    ``device_rate``: the rate of the PCM given to ``feed`` (Hz). ``vad``:
+    segmenter settings. ``clock``: a ``SampleClock`` at ``device_rate``
+    (default: a new one)."""
+
+    def __init__(self, recognizer: Recognizer, device_rate: int, *,
+                 vad: VadSettings | None = None, clock: SampleClock | None = None) -> None:
+        self.recognizer = recognizer
+        self.device_rate = int(device_rate)
+        self.rate = recognizer.sample_rate
+        self.clock = clock or SampleClock(self.device_rate)
+        self.segmenter = Segmenter(self.rate, vad)
+        self._resampler = self._new_resampler()
+        self._model_base = 0  # model index where the current resampler began
+        self._device_base = 0  # device index where it began
+        self._jump = False  # the next push starts at _model_base (after a long gap)
+        self._pending_vocab: tuple[str, ...] | None = None
+
+    def _new_resampler(self) -> soxr.ResampleStream | None:
+        if self.device_rate == self.rate:
+            return None
+        return soxr.ResampleStream(self.device_rate, self.rate, 1, dtype="int16")
+
+    # -- vocabulary --------------------------------------------------------------
+
+    def set_vocabulary(self, words: Sequence[str]) -> None:
+        """Listen for ``words`` from the next utterance on (at once when no
+        utterance is open). Raises ``RecognizerError`` for an empty list."""
+        self._pending_vocab = tuple(words)
+        self._apply_vocab()
+
+    def _apply_vocab(self) -> None:
+        if self._pending_vocab is not None and not self.segmenter.in_speech:
+            self.recognizer.set_vocabulary(self._pending_vocab)
+            self._pending_vocab = None
+
+    @property
+    def in_utterance(self) -> bool:
+        """True while an utterance is open (a vocabulary change would wait)."""
+        return self.segmenter.in_speech
+
+    # -- audio ---------------------------------------------------------------------
+
+    def feed(self, pcm: npt.ArrayLike, first_sample_time: float | None = None) -> list[Heard]:
+        """Add a block of 16-bit mono PCM at ``device_rate`` whose first
+        sample was heard at ``first_sample_time`` seconds on the table clock
+        (None: right after the previous block). Returns the utterances that
+        ended in it, decoded."""
+        block = np.asarray(pcm, dtype=np.int16).reshape(-1)
+        self._apply_vocab()
+        placed = self.clock.place(len(block), first_sample_time)
+        out: list[Heard] = []
+        if placed.restart:
+            out += self._decode_all(self._drain(last=True))
+            out += self._decode_all(self.segmenter.flush())
+            self._resampler = self._new_resampler()
+            self._device_base = placed.first
+            self._model_base = round(placed.first * self.rate / self.device_rate)
+            self._jump = True
+        elif placed.missing:
+            block = np.concatenate([np.zeros(placed.missing, dtype=np.int16), block])
+        out += self._decode_all(self._push(block, last=False))
+        return out
+
+    def flush(self) -> list[Heard]:
+        """End of the stream: close and decode any open utterance."""
+        out = self._decode_all(self._drain(last=True))
+        out += self._decode_all(self.segmenter.flush())
+        self._apply_vocab()
+        return out
+
+    def _push(self, block: npt.NDArray[np.int16], *, last: bool) -> list[Segment]:
+        if self._resampler is None:
+            model = block
+        else:
+            model = self._resampler.resample_chunk(block, last=last)
+        first = None
+        if self._jump:
+            first, self._jump = self._model_base, False
+        return self.segmenter.push(np.asarray(model, dtype=np.int16), first)
+
+    def _drain(self, *, last: bool) -> list[Segment]:
+        if self._resampler is None:
+            return []
+        return self._push(np.zeros(0, dtype=np.int16), last=last)
+
+    def time_of(self, model_index: float) -> float:
+        """Table seconds of a sample index at the recognizer's rate."""
+        device = self._device_base + (model_index - self._model_base) * (
+            self.device_rate / self.rate)
+        return self.clock.time_of(device)
+
+    def _decode_all(self, segments: list[Segment]) -> list[Heard]:
+        return [self._decode(seg) for seg in segments]
+
+    def _decode(self, seg: Segment) -> Heard:
+        words = self.recognizer.decode(seg.pcm)
+        base = self.time_of(seg.start)
+        placed = tuple(w.shifted(base) for w in words)
+        return Heard(onset=self.time_of(seg.onset), end=self.time_of(seg.end), words=placed,
+                     forced=seg.forced)

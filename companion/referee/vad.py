@@ -1,0 +1,198 @@
+"""Voice activity detection: cutting utterances out of the stream (webrtcvad).
+
+``Segmenter`` runs WebRTC's VAD (``webrtcvad``) on 10 ms frames at 16 kHz.
+An utterance starts when ``start_voiced`` of the last ``start_window`` frames
+are voiced; its **onset** is the first voiced frame of that run, then moved
+back over the frames just before it whose energy stands clearly above the
+noise floor (webrtcvad is slow to mark the unvoiced start of "six", "seven",
+"three", "five", "four"). It ends after ``end_silence`` seconds without a
+voiced frame, or at ``max_length`` seconds. Each ``Segment`` carries its PCM
+with ``pre_roll`` seconds before the onset and the trailing silence, ready for
+a recognizer.
+
+Sample indices are the stream's, at ``rate`` Hz; the stream maps them to the
+table clock (``companion.referee.clock``).
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from dataclasses import dataclass
+
+import numpy as np
+import numpy.typing as npt
+import webrtcvad
+
+from companion.errors import RecognizerError
+
+Pcm = npt.NDArray[np.int16]
+
+
+@dataclass(frozen=True)
+class VadSettings:
+    """Settings of the segmenter (defaults in brackets).
+
+    ``aggressiveness``: webrtcvad's mode 0..3, higher rejects more noise [2].
+    ``start_window``/``start_voiced``: frames (10 ms) looked at / needed voiced
+    to start an utterance [10 / 6]. ``end_silence``: seconds without a voiced
+    frame that end it [0.25]. ``pre_roll``: seconds kept before the onset
+    [0.3]. ``max_length``: the longest utterance, seconds [6.0].
+    ``backtrack_db``: how far above the noise floor (dB) a frame's energy must
+    be to move the onset back over it [12.0]; ``backtrack_max``: at most this
+    many seconds [0.15]. ``gate_db``: a voiced frame's energy must be this
+    far above the noise floor, dB [6.0]."""
+
+    aggressiveness: int = 2
+    start_window: int = 10
+    start_voiced: int = 6
+    end_silence: float = 0.25
+    pre_roll: float = 0.3
+    max_length: float = 6.0
+    backtrack_db: float = 12.0
+    backtrack_max: float = 0.15
+    gate_db: float = 6.0
+
+
+@dataclass(frozen=True)
+class Segment:
+    """An utterance cut from the stream. ``start``: the stream index of
+    ``pcm[0]``; ``onset``: index of the first sample of speech; ``end``:
+    index just after the last voiced frame. ``forced``: cut at ``max_length``
+    or at a gap in the stream rather than by silence."""
+
+    start: int
+    onset: int
+    end: int
+    pcm: Pcm
+    forced: bool = False
+
+
+FRAME_MS = 10
+RATES = (8000, 16000, 32000, 48000)
+
+
+class Segmenter:
+    """Finds utterances in a stream of 16-bit mono PCM at ``rate`` Hz (one of
+    8000, 16000, 32000, 48000). Raises ``RecognizerError`` for another rate."""
+
+    def __init__(self, rate: int = 16000, settings: VadSettings | None = None) -> None:
+        if rate not in RATES:
+            raise RecognizerError(f"webrtcvad takes {RATES} Hz, not {rate!r}")
+        self.rate = rate
+        self.settings = s = settings or VadSettings()
+        self.vad = webrtcvad.Vad(s.aggressiveness)
+        self.frame = rate * FRAME_MS // 1000
+        keep = round(s.pre_roll * rate) + s.start_window * self.frame
+        self._history: deque[Pcm] = deque(maxlen=max(1, keep // self.frame + 1))
+        self._energies: deque[float] = deque(maxlen=200)  # frame energies, last 2 s
+        self._pending = np.zeros(0, dtype=np.int16)
+        self._next = 0  # stream index of _pending[0]
+        self._flags: deque[bool] = deque(maxlen=s.start_window)
+        self._speech: list[Pcm] | None = None
+        self._start = self._onset = self._last_voiced = 0
+        self._floor = 1.0
+
+    @property
+    def in_speech(self) -> bool:
+        """True while an utterance is open."""
+        return self._speech is not None
+
+    @property
+    def position(self) -> int:
+        """The stream index just after the last sample pushed."""
+        return self._next + len(self._pending)
+
+    def push(self, pcm: Pcm, first: int | None = None) -> list[Segment]:
+        """Add samples whose first has stream index ``first`` (None: right
+        after the last). A later ``first`` than expected is a gap: any open
+        utterance is closed first. Returns the utterances that ended."""
+        out: list[Segment] = []
+        if first is not None and first != self.position:
+            out += self.flush()
+            self._pending = np.zeros(0, dtype=np.int16)
+            self._next = first
+            self._history.clear()
+            self._flags.clear()
+        self._pending = np.concatenate([self._pending, np.asarray(pcm, dtype=np.int16)])
+        f = self.frame
+        while len(self._pending) >= f:
+            frame, self._pending = self._pending[:f], self._pending[f:]
+            index = self._next
+            self._next += f
+            seg = self._frame(frame, index)
+            if seg is not None:
+                out.append(seg)
+        return out
+
+    def flush(self) -> list[Segment]:
+        """Close an open utterance (end of the stream or a gap)."""
+        if self._speech is None:
+            return []
+        return [self._close(forced=True)]
+
+    # -- internals -------------------------------------------------------------
+
+    def _frame(self, frame: Pcm, index: int) -> Segment | None:
+        s = self.settings
+        energy = float(np.mean(frame.astype(np.float64) ** 2)) + 1.0
+        self._energies.append(energy)
+        self._floor = float(np.percentile(self._energies, 10))
+        voiced = (energy >= self._floor * 10 ** (s.gate_db / 10)
+                  and self.vad.is_speech(frame.tobytes(), self.rate))
+        if self._speech is None:
+            self._history.append(frame)
+            self._flags.append(voiced)
+            if sum(self._flags) >= s.start_voiced:
+                self._open(index)
+            return None
+        self._speech.append(frame)
+        if voiced:
+            self._last_voiced = index + self.frame
+        elif (index + self.frame - self._last_voiced) >= s.end_silence * self.rate:
+            return self._close(forced=False)
+        if (index + self.frame - self._onset) >= s.max_length * self.rate:
+            return self._close(forced=True)
+        return None
+
+    def _open(self, index: int) -> None:
+        s = self.settings
+        f = self.frame
+        frames = list(self._history)
+        flags = list(self._flags)
+        first_hist = index + f - len(frames) * f  # stream index of frames[0]
+        # The first voiced frame of the run that started the utterance.
+        run = len(flags) - 1 - flags[::-1].index(False) if False in flags else -1
+        first_voiced = next(i for i in range(run + 1, len(flags)) if flags[i])
+        k = len(frames) - len(flags) + first_voiced  # its position in frames
+        # Move the onset back over frames clearly above the noise floor.
+        limit = self._floor * 10 ** (s.backtrack_db / 10)
+        steps = 0
+        max_steps = round(s.backtrack_max * self.rate / f)
+        while k > 0 and steps < max_steps:
+            prev = frames[k - 1].astype(np.float64)
+            if float(np.mean(prev ** 2)) + 1.0 < limit:
+                break
+            k -= 1
+            steps += 1
+        onset = first_hist + k * f
+        # Within the onset frame, the first 2.5 ms sub-frame above the limit.
+        sub = f // 4
+        head = frames[k].astype(np.float64)
+        for j in range(4):
+            if float(np.mean(head[j * sub:(j + 1) * sub] ** 2)) + 1.0 >= limit:
+                onset += j * sub
+                break
+        self._onset = onset
+        self._start = first_hist
+        self._speech = frames
+        self._last_voiced = index + f
+
+    def _close(self, *, forced: bool) -> Segment:
+        assert self._speech is not None
+        pcm = np.concatenate(self._speech)
+        seg = Segment(start=self._start, onset=self._onset, end=self._last_voiced, pcm=pcm,
+                      forced=forced)
+        self._speech = None
+        self._flags.clear()
+        self._history.clear()
+        return seg
