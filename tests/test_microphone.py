@@ -1,0 +1,94 @@
+"""The real sounddevice input path, fed by ALSA's ``file`` plugin from a WAV
+(this machine has no sound card). Times come from sample counts."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from companion.audio.alsa_file import use_file_device
+from companion.audio.microphone import RETRY_S, Block, Microphone, find_input
+from companion.errors import AudioDeviceError
+from companion.voice.pack import load_pack
+from companion.voice.synth import render_wav
+
+
+def _take(mic: Microphone, frames: int) -> list[Block]:
+    got: list[Block] = []
+    total = 0
+    for _ in range(400):
+        for block in mic.blocks(timeout=0.5):
+            got.append(block)
+            total += len(block.samples)
+        if total >= frames:
+            return got
+    raise AssertionError(f"only {total} of {frames} frames arrived")
+
+
+class TableClock:
+    def __init__(self, now: float) -> None:
+        self.now = now
+
+    def __call__(self) -> float:
+        return self.now
+
+
+@pytest.mark.slow
+def test_blocks_carry_the_recording_and_times_from_sample_counts(tmp_path: Path) -> None:
+    wav = render_wav("seven", tmp_path / "seven.wav", load_pack("en"))
+    with use_file_device(tmp_path / "alsa", wav, rate=16000, lead_s=1.0, tail_s=1.0) as dev:
+        assert find_input()[1] == 16000  # the device takes the recognizers' rate
+        mic = Microphone(origin=50.0, queue_blocks=10_000)
+        mic.open()
+        try:
+            blocks = _take(mic, dev.frames)
+        finally:
+            mic.close()
+    expected = np.fromfile(dev.infile, dtype="<i2")
+    heard = np.concatenate([b.samples for b in blocks])[:dev.frames]
+    assert np.array_equal(heard, expected)
+    for block in blocks:
+        assert block.rate == 16000
+        assert block.t == pytest.approx(50.0 + block.index / 16000)
+    # The word starts after the 1 s of lead silence: find it by sample count.
+    onset_block = next(b for b in blocks if np.abs(b.samples).max() > 1000)
+    assert onset_block.end > 50.95 and onset_block.t < 51.3
+    assert mic.overflows == 0 and mic.dropped == 0
+
+
+def test_the_device_rate_is_used_when_the_preferred_one_is_refused(tmp_path: Path) -> None:
+    with use_file_device(tmp_path, None, rate=44100) as dev:
+        mic = Microphone(rate=44100, origin=0.0, queue_blocks=10_000)
+        mic.open()
+        try:
+            blocks = _take(mic, 44100)
+        finally:
+            mic.close()
+        assert dev.rate == mic.rate == 44100
+    assert blocks[1].t == pytest.approx(len(blocks[0].samples) / 44100)
+
+
+def test_missing_microphone_is_an_audio_device_error() -> None:
+    with pytest.raises(AudioDeviceError, match="no microphone"):
+        Microphone("no such microphone").open()
+
+
+def test_an_unplugged_microphone_is_announced_and_reopened(tmp_path: Path) -> None:
+    with use_file_device(tmp_path, None, rate=16000):
+        clock = TableClock(10.0)
+        mic = Microphone(clock=clock, queue_blocks=10_000)
+        mic.open()
+        try:
+            assert mic.check() is None
+            # Unplugging is the one thing simulated: the stream stops as
+            # PortAudio stops it when the USB device goes away.
+            mic._stream.abort()
+            assert mic.check() == "lost" and mic.lost
+            assert mic.check() is None  # announced once
+            clock.now += RETRY_S + 0.1
+            assert mic.check() == "back" and not mic.lost
+            assert _take(mic, 1600)
+        finally:
+            mic.close()
