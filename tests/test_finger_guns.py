@@ -347,11 +347,17 @@ def test_lives_are_never_negative_and_equal_start_minus_cards_lost(
             others = [q for q in players if q != p]
             picks[p] = (data.draw(st.sampled_from(others)),
                         data.draw(st.sampled_from(pool)) if pool else None)
+        before = {p: len(c) for p, c in zip(players, state.lives, strict=True)}
+        after = dict(before)
         for ruling in play(match, picks, t=10.0 * round_no):
+            d = ruling.to_dict()
             if ruling.type == "cards_lost":
-                d = ruling.to_dict()
                 lost_by_rulings[d["player"]] += len(d["cards"])
+            if ruling.type == "damage":  # lives = lives before - damage, never below 0
+                after[d["player"]] = max(0, before[d["player"]] - d["damage"])
+                assert d["lives"] == after[d["player"]]
         state = match.state
+        assert {p: len(c) for p, c in zip(players, state.lives, strict=True)} == after
         for seat, p in enumerate(players):
             assert len(state.lives[seat]) >= 0
             assert len(state.lives[seat]) == start[p] - state.lost[seat]
