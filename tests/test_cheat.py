@@ -312,10 +312,11 @@ def test_a_tie_goes_to_the_seat_nearest_the_claimants_left(order: list[str]) -> 
 def test_a_bluff_caught_the_claimant_takes_the_pile_challenger_plays_next() -> None:
     match, rulings = play([claim(1, "Abby", 3, "4"), claim(2, "Beth", 2, "5"),
                            challenge(3, "Debbie"), reveal(5, "5", "9")])
-    assert rulings[-2:] == [
+    assert rulings[-3:] == [
         {"type": "challenge_won", "t": 5, "player": "Debbie", "claimant": "Beth",
          "cards": ["5", "9"], "rank": "5", "next": "Debbie"},
-        {"type": "pile", "t": 5, "player": "Beth", "cards": 5}]
+        {"type": "pile", "t": 5, "player": "Beth", "cards": 5},
+        {"type": "turn", "t": 5, "player": "Debbie"}]
     assert hands(match) == [10, 16, 13, 13] and match.state.pile == 0
     assert match.state.turn == 3 and match.state.last is None and conserved(match)
 
@@ -324,10 +325,11 @@ def test_a_true_claim_the_challenger_takes_the_pile_play_goes_on_from_the_claima
         ) -> None:
     match, rulings = play([claim(1, "Abby", 3, "4"), claim(2, "Beth", 2, "5"),
                            challenge(3, "Abby"), reveal(5, "5", "5")])
-    assert rulings[-2:] == [
+    assert rulings[-3:] == [
         {"type": "challenge_lost", "t": 5, "player": "Abby", "claimant": "Beth",
          "cards": ["5", "5"], "rank": "5", "next": "Carter"},
-        {"type": "pile", "t": 5, "player": "Abby", "cards": 5}]
+        {"type": "pile", "t": 5, "player": "Abby", "cards": 5},
+        {"type": "turn", "t": 5, "player": "Carter"}]
     assert hands(match) == [15, 11, 13, 13] and match.state.turn == 2 and conserved(match)
 
 
@@ -389,14 +391,15 @@ def test_the_next_claim_closing_the_window_makes_the_winner() -> None:
 
 def test_an_empty_hand_caught_bluffing_does_not_win() -> None:
     match, rulings = play([*_to_last_claim(), challenge(101, "Carter"), reveal(102, "A", "3")])
-    assert types(rulings)[-2:] == ["challenge_won", "pile"] and match.winner is None
-    assert match.state.hands[0] == match.state.pile + rulings[-1]["cards"]
+    assert types(rulings)[-3:] == ["challenge_won", "pile", "turn"] and match.winner is None
+    assert match.state.hands[0] == rulings[-2]["cards"] and match.state.pile == 0
     assert match.state.turn == 2
 
 
 def test_an_empty_hand_challenged_wrongly_wins_at_the_reveal() -> None:
     match, rulings = play([*_to_last_claim(), challenge(101, "Carter"), reveal(102, "A", "A")])
     assert types(rulings)[-4:] == ["challenge_lost", "pile", "winner", "scores"]
+    assert rulings[-4]["next"] is None
     assert match.winner == "Abby" and conserved(match)
 
 
@@ -492,14 +495,14 @@ def test_a_spoken_cheat_opens_a_challenge_the_button_names_the_challenger() -> N
     assert game.view(match.state)["awaiting"] == "challenger"
     rulings2 = match.fold([game.parse_event(challenge(2.3, "Carter")),
                            game.parse_event(reveal(4, "4", "4"))])
-    assert [r.type for r in rulings2] == ["challenge", "challenge_lost", "pile"]
+    assert [r.type for r in rulings2] == ["challenge", "challenge_lost", "pile", "turn"]
     assert rulings2[0].to_dict()["player"] == "Carter"
 
 
 def test_the_reveal_may_come_before_the_challenger_is_named() -> None:
     match, rulings = play([say(1, "two fours"), say(2, "cheat"), reveal(3, "4", "9"),
                            challenge(4, "Debbie")])
-    assert types(rulings)[-3:] == ["challenge", "challenge_won", "pile"]
+    assert types(rulings)[-4:] == ["challenge", "challenge_won", "pile", "turn"]
     assert match.state.turn == 3
 
 
@@ -520,7 +523,7 @@ def test_a_cheat_outside_the_window_or_weak_is_not_a_challenge(text: str,
 ])
 def test_a_spoken_reveal(text: str, cards: list[str], outcome: str) -> None:
     _, rulings = play([say(1, "three fours"), challenge(2, "Beth"), say(3, text)])
-    assert rulings[-2]["type"] == outcome and rulings[-2]["cards"] == cards
+    assert rulings[-3]["type"] == outcome and rulings[-3]["cards"] == cards
 
 
 def test_a_spoken_reveal_of_the_wrong_count_is_asked_again() -> None:

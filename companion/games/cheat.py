@@ -210,8 +210,8 @@ class AskReveal(Ruling, frozen=True, kw_only=True, tag="ask_reveal"):
 
 class ChallengeWon(Ruling, frozen=True, kw_only=True, tag="challenge_won"):
     """``player`` was right: ``claimant`` bluffed (``cards``: the ranks shown,
-    ``rank``: the rank claimed). ``claimant`` takes the pile; ``next`` (the
-    challenger) plays next, any rank."""
+    ``rank``: the rank claimed). ``claimant`` takes the pile (a ``pile``
+    ruling follows); ``next`` (the challenger) plays next, any rank."""
 
     player: str
     claimant: str
@@ -222,14 +222,15 @@ class ChallengeWon(Ruling, frozen=True, kw_only=True, tag="challenge_won"):
 
 class ChallengeLost(Ruling, frozen=True, kw_only=True, tag="challenge_lost"):
     """``player`` was wrong: ``claimant``'s claim of ``rank`` was true
-    (``cards``: the ranks shown). ``player`` takes the pile; ``next`` (the
-    claimant's left) plays next, any rank, unless ``claimant`` has just won."""
+    (``cards``: the ranks shown). ``player`` takes the pile (a ``pile``
+    ruling follows); ``next`` (the claimant's left) plays next, any rank, or
+    None when ``claimant`` has just won with an empty hand."""
 
     player: str
     claimant: str
     cards: list[str]
     rank: str
-    next: str
+    next: str | None
 
 
 class WindowClosed(Ruling, frozen=True, kw_only=True, tag="window_closed"):
@@ -245,6 +246,13 @@ class Pile(Ruling, frozen=True, kw_only=True, tag="pile"):
 
     player: str
     cards: int
+
+
+class Turn(Ruling, frozen=True, kw_only=True, tag="turn"):
+    """After a challenge is settled (and the game goes on): ``player``
+    makes the next claim, of any rank."""
+
+    player: str
 
 
 class Hands(Ruling, frozen=True, kw_only=True, tag="hands"):
@@ -637,9 +645,10 @@ class Cheat(Game[CheatState]):
             stats = self._bump(stats, challenger, challenges_won=1, bluffs_caught=1)
         else:
             taker, nxt = challenger, (claimant + 1) % n
+            wins = state.hands[claimant] == 0
             rulings.append(ChallengeLost(
                 t=t, player=self.players[challenger], claimant=self.players[claimant],
-                cards=cards, rank=claim.rank, next=self.players[nxt]))
+                cards=cards, rank=claim.rank, next=None if wins else self.players[nxt]))
             stats = self._bump(stats, claimant, truths=1)
             stats = self._bump(stats, challenger, challenges_lost=1)
         rulings.append(Pile(t=t, player=self.players[taker], cards=state.pile))
@@ -650,6 +659,7 @@ class Cheat(Game[CheatState]):
                                         closes_at=None, placing=None, contest=None, stats=stats)
         if not bluff and hands[claimant] == 0:
             return self._win(state, t, claimant, rulings)
+        rulings.append(Turn(t=t, player=self.players[nxt]))
         return state
 
     # -- speech --------------------------------------------------------------------
