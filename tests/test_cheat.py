@@ -644,3 +644,41 @@ def test_replay_cli_bad_option_names_it(tmp_path: Path) -> None:
                                 "options": {"decks": 1}}) + "\n", encoding="utf-8")
     result = CliRunner().invoke(cli, ["replay", str(path)])
     assert result.exit_code == 2 and "line 1" in result.stderr and "decks" in result.stderr
+
+
+# --- spoken rulings -------------------------------------------------------------------------
+
+
+def test_every_cheat_ruling_has_a_phrase_in_the_english_pack() -> None:
+    import companion.games.cheat as cheat
+    from companion.rulings import Ruling
+    from companion.voice.pack import load_pack
+
+    tags = {str(obj.__struct_config__.tag) for obj in vars(cheat).values()
+            if isinstance(obj, type) and issubclass(obj, Ruling) and obj is not Ruling}
+    assert {"claim_illegal", "challenge_won", "turn", "hands"} <= tags
+    assert tags - set(load_pack("en").phrases) == set()
+
+
+@pytest.mark.parametrize(("events", "said"), [
+    ([say(1, "three fours"), say(2, "two nines")],
+     "After fours: threes, fours, fives. Beth, claim again."),
+    ([say(1, "a king"), say(2, "two sevens")],
+     "After kings: queens, kings, aces. Beth, claim again."),
+    ([say(1, "three fours"), challenge(2, "Debbie"), reveal(3, "4", "6", "4")],
+     "Abby bluffed: four, six, four. Debbie was right."),
+    ([say(1, "two aces"), challenge(2, "Debbie"), challenge(2.5, "Beth")],
+     "Beth: too late, the first challenge stands."),
+    ([say(1, "two aces"), challenge(2, "Abby")],
+     "Abby: you cannot challenge your own claim."),
+    ([say(1, "three fours"), challenge(2, "Debbie"), say(3, "four six")],
+     "I heard four, six. Say the 3 cards again."),
+])
+def test_rulings_are_said_with_rank_words(events: list[dict[str, Any]], said: str) -> None:
+    from companion.voice.pack import load_pack
+    from companion.voice.phrases import sentence
+
+    game = make_game("cheat", FOUR)
+    match: Match[CheatState] = Match(game)
+    rulings = match.fold([game.parse_event(e) for e in events])
+    assert said in [sentence(r, load_pack("en")) for r in rulings]
