@@ -157,5 +157,9 @@ def demo(quiet: bool) -> None:
         speaker.close()
 
 
+from companion.referee.models_cli import models as _models  # noqa: E402
+
+main.add_command(_models)
+
 if __name__ == "__main__":
     main()
