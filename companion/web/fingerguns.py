@@ -29,7 +29,7 @@ from flask.typing import ResponseReturnValue
 from companion.errors import RequestError
 from companion.games.finger_guns import Choose, Discard, FingerGuns
 from companion.table import Table
-from companion.web import access, live_of
+from companion.web import access
 from companion.web.control import current_control, json_body
 
 bp = Blueprint("fingerguns", __name__)
@@ -133,7 +133,7 @@ def claim_seat() -> ResponseReturnValue:
             raise RequestError(f"this phone already plays as {mine!r}", field="player",
                                status=409)
         seats[(table.game_id, player)] = token
-    live_of(current_app._get_current_object()).hub_listener()  # other phones grey the seat out
+    current_app.extensions["companion.live"].hub_listener()  # other phones grey it out
     return jsonify({"seat": player})
 
 
