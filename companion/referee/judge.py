@@ -1,0 +1,156 @@
+"""The judge's ear: a recording plus the session's flips -> ``say`` events.
+
+The engine (``companion.games.nasty7``) makes the verdicts: it compares the
+words of each ``say`` with the expected call, rules hesitation from the flip to
+the ``say``'s onset ``t``, and never rules a mistake on words below its
+``min_confidence`` (weak evidence). This module turns audio into those ``say``
+events exactly as the live table does: the same ``Listener`` (resampling,
+clock, webrtcvad onsets, recognizer with a grammar that follows the game).
+
+``audio_handler(recognizer_name, pack)`` is the hook ``companion replay``
+calls for each ``audio`` event. It feeds the recording in time order, and at
+each later event of the session (a flip, an accusation) it lets any utterance
+in progress finish, applies the event to a copy of the match and asks the
+engine which words can matter now (``Game.listen_words``): the grammar is
+switched only at utterance boundaries, as at the table. It returns the
+``say`` events; the replay merges them with the session's own events by time.
+
+Speech with no game word (rejected, or table talk) becomes a ``say`` with
+empty text and confidence 0: it marks an onset but can never make a mistake.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import wave
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from companion.errors import EventError, RecognizerError
+from companion.events import Audio, Event, Say
+from companion.games.base import Match
+from companion.referee.recognizer import Recognizer, open_recognizer
+from companion.referee.stream import Heard, Listener
+from companion.referee.vad import VadSettings
+from companion.session import Session
+from companion.voice.pack import VoicePack
+
+CHUNK_S = 0.03
+"""Seconds of audio per block fed to the listener (a live table's block size)."""
+
+
+@dataclass(frozen=True)
+class EarSettings:
+    """Settings of the judge's ear. ``vad``: the segmenter's (onset and
+    end of utterances). ``chunk``: seconds per block fed [0.03]."""
+
+    vad: VadSettings = field(default_factory=VadSettings)
+    chunk: float = CHUNK_S
+
+
+def read_wav(path: Path) -> tuple[npt.NDArray[np.int16], int]:
+    """A WAV file's samples as 16-bit mono (channels averaged) and its rate in Hz.
+
+    Raises ``OSError`` if it cannot be read, ``RecognizerError`` (an
+    ``OSError``) if it is not a 16-bit PCM WAV file."""
+    try:
+        with wave.open(str(path), "rb") as wf:
+            width, channels, rate = wf.getsampwidth(), wf.getnchannels(), wf.getframerate()
+            data = wf.readframes(wf.getnframes())
+    except wave.Error as exc:
+        raise RecognizerError(f"{str(path)!r} is not a WAV file: {exc}") from None
+    if width != 2:
+        raise RecognizerError(f"{str(path)!r} has {8 * width}-bit samples; "
+                              "audio events need 16-bit PCM")
+    pcm = np.frombuffer(data, dtype="<i2")
+    if channels > 1:
+        pcm = pcm.reshape(-1, channels).mean(axis=1).round().astype(np.int16)
+    return pcm.astype(np.int16), rate
+
+
+def vocabulary_for(match: Match[Any]) -> list[str]:
+    """The words the recognizer listens for now: the engine's ``listen_words``
+    (for The Nasty 7 this already holds every offered phone sound while the
+    round's sound is not chosen, nasty rules)."""
+    return list(match.game.listen_words(match.state))
+
+
+def hear_recording(recognizer: Recognizer, pcm: npt.NDArray[np.int16], rate: int, *,
+                   start: float, later: Sequence[Event], match: Match[Any],
+                   settings: EarSettings | None = None) -> list[Say]:
+    """The ``say`` events heard in a recording whose sample 0 is at ``start``
+    seconds, given the session's ``later`` events (in time order) and the
+    ``match`` as it stands at ``start`` (it is not changed)."""
+    s = settings or EarSettings()
+    sim = match.copy()
+    listener = Listener(recognizer, rate, vad=s.vad)
+    listener.set_vocabulary(vocabulary_for(sim))
+    chunk = max(1, round(s.chunk * rate))
+    says: list[Say] = []
+    pos = 0
+
+    def take(heard: list[Heard]) -> None:
+        for h in heard:
+            say = h.to_say()
+            says.append(say)
+            with contextlib.suppress(EventError):  # the copy only steers the grammar
+                sim.apply(say)
+
+    def feed(n: int) -> None:
+        nonlocal pos
+        end = min(len(pcm), pos + n)
+        if end > pos:
+            take(listener.feed(pcm[pos:end], start if pos == 0 else None))
+            pos = end
+
+    stop = start + len(pcm) / rate
+    for event in later:
+        if event.t > stop:
+            break
+        if isinstance(event, Audio):
+            continue
+        target = round((event.t - start) * rate)
+        while pos < target:
+            feed(min(chunk, target - pos))
+        while listener.in_utterance and pos < len(pcm):
+            feed(rate // 100)  # let the utterance end before the event (offline look-ahead)
+        with contextlib.suppress(EventError):
+            sim.apply(event)
+        listener.set_vocabulary(vocabulary_for(sim))
+    while pos < len(pcm):
+        feed(chunk)
+    take(listener.flush())
+    return says
+
+
+def audio_handler(recognizer_name: str | None, pack: VoicePack, *,
+                  settings: EarSettings | None = None,
+                  recognizer: Recognizer | None = None,
+                  ) -> Callable[[Audio, Session, Match[Any]], list[Event]]:
+    """The replay hook for ``audio`` events: ``(audio, session, match) ->
+    [say, ...]``. The recognizer (``recognizer_name``: ``vosk``,
+    ``pocketsphinx`` or None for the default) is loaded on first use.
+
+    The hook raises ``OSError`` for an unreadable WAV, ``RecognizerError``
+    for a bad one or a recognizer that cannot load; the replay reports both
+    on the ``audio`` event's line."""
+    loaded: list[Recognizer] = [recognizer] if recognizer is not None else []
+
+    def handle(event: Audio, session: Session, match: Match[Any]) -> list[Event]:
+        if not loaded:
+            loaded.append(open_recognizer(recognizer_name, pack))
+        path = Path(session.base_dir) / event.path
+        if not path.is_file():
+            raise FileNotFoundError(f"no audio file {str(path)!r}")
+        pcm, rate = read_wav(path)
+        index = next(i for i, ev in enumerate(session.events) if ev is event)
+        later = session.events[index + 1:]
+        return list(hear_recording(loaded[0], pcm, rate, start=event.t, later=later,
+                                   match=match, settings=settings))
+
+    return handle
