@@ -7,7 +7,7 @@ import json
 import subprocess
 import sys
 from pathlib import Path
-from typing import Any
+from typing import Any, get_args
 
 import pytest
 from hypothesis import given, settings
@@ -19,6 +19,7 @@ from companion.games import make_game
 from companion.games.base import Match
 from companion.games.rummy_battle import (
     CARD_POINTS,
+    CardName,
     Counts,
     RoundEnd,
     RummyBattle,
@@ -52,6 +53,10 @@ def test_card_points_from_lists_or_counts(cards: Any, points: int) -> None:
     assert rulings[0]["played"]["B"] == points
     assert rulings[0]["in_hand"]["C"] == points
     assert rulings[0]["scores"] == {"A": 10, "B": points, "C": -points}
+
+
+def test_every_card_name_has_points() -> None:
+    assert set(get_args(CardName)) == set(CARD_POINTS)
 
 
 SCENARIOS: list[Any] = [
@@ -135,7 +140,7 @@ def test_bad_rounds_option_is_refused() -> None:
     assert info.value.field == "rounds"
 
 
-cards = st.sampled_from(sorted(CARD_POINTS))
+cards = st.sampled_from(get_args(CardName))
 tallies = st.one_of(st.lists(cards, max_size=12),
                     st.builds(Counts, aces=st.integers(0, 4), tens_to_kings=st.integers(0, 8),
                               twos_to_nines=st.integers(0, 8), action=st.integers(0, 4),
