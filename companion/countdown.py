@@ -11,7 +11,8 @@ Speech and LEDs are injected (``say``: e.g. ``Speaker.say``; ``leds``: e.g. a
 function lighting every player's LED on a beat and clearing them at the lock),
 so the caller runs the same with a real speaker and board, with mock pins, or
 with neither. One worker thread per countdown; a countdown is cancelled when
-the table changes game or the countdown is undone.
+the table changes game or the countdown itself is undone (an undone pick
+during the count leaves it running).
 """
 
 from __future__ import annotations
@@ -69,8 +70,10 @@ class CountdownCaller:
         return [lexicon.number_word(n) for n in range(BEATS, 0, -1)]
 
     def _heard(self, table: Table, event: Event | None, rulings: list[Ruling]) -> None:
-        if event is None or event.type == "undo":  # a new game, or the countdown undone
+        if event is None:  # a new game
             self.cancel()
+        elif event.type == "undo" and not getattr(table.state, "counting", False):
+            self.cancel()  # the countdown itself was undone
         for ruling in rulings:
             if isinstance(ruling, Countdown):
                 self._start(table, ruling)

@@ -78,3 +78,21 @@ def test_an_undone_countdown_is_not_locked(hub: Hub) -> None:
 def test_a_beat_must_be_positive(hub: Hub) -> None:
     with pytest.raises(ValueError, match="beat"):
         CountdownCaller(hub, beat=0)
+
+
+def test_undoing_a_pick_during_the_count_leaves_the_countdown_running(hub: Hub) -> None:
+    spoke, go = threading.Event(), threading.Event()
+
+    def say(word: str) -> None:  # holds the first beat until the undo is in
+        spoke.set()
+        go.wait(10)
+
+    caller = CountdownCaller(hub, beat=0.01, say=say)
+    hub.submit(CountdownStart(t=0.0))
+    assert spoke.wait(10)
+    hub.submit(Choose(t=0.1, player="Abby", target="Beth"))
+    hub.submit(Undo(t=0.2))
+    go.set()
+    caller.join(timeout=10)
+    assert [r.type for r in caller.locks] == ["locked"]
+    assert hub.table is not None and hub.table.state.locked == 1
