@@ -1,0 +1,153 @@
+"""The control page in real headless Chromium (Debian's ``/usr/bin/chromium``
+driven by Playwright), served by the real waitress server on 127.0.0.1.
+
+A four-player Nasty 7 game is set up from the page, flips are tapped on one
+phone and seen live on a second, undone, and a wrong PIN is refused. A
+screenshot of the table at 360 px wide is saved under ``test-output/``.
+Waits are Playwright's condition waits; no time is asserted.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from companion.events import Say
+from companion.hub import Hub
+from companion.store import Store
+from companion.web import create_app
+from companion.web.server import PageServer, start_server
+
+pytestmark = pytest.mark.slow
+
+playwright_api = pytest.importorskip("playwright.sync_api")
+expect = playwright_api.expect
+
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
+                 "--no-first-run", "--disable-background-networking",
+                 "--disable-component-update", "--disable-sync"]
+PHONE = {"width": 360, "height": 780}
+PIN = "2468"
+PLAYERS = ["Abby", "Beth", "Carter", "Debbie"]
+OUTPUT = Path(__file__).resolve().parents[1] / "test-output"
+
+if not CHROMIUM.exists():  # the test extra's apt packages (scripts/install) bring it
+    pytest.skip("Debian's chromium is not installed", allow_module_level=True)
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[object]:
+    with playwright_api.sync_playwright() as p:
+        chromium = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        yield chromium
+        chromium.close()
+
+
+@pytest.fixture
+def served(tmp_path: Path) -> Iterator[tuple[Hub, PageServer]]:
+    hub = Hub(Store(tmp_path / "log.sqlite3"))
+    app = create_app(hub, pin=PIN)
+    server = start_server(app, "127.0.0.1", 0, spare_threads=4)
+    yield hub, server
+    server.stop()
+
+
+def phone(browser: object, server: PageServer, path: str = "/") -> object:
+    context = browser.new_context(viewport=PHONE, device_scale_factor=2,  # type: ignore[attr-defined]
+                                  is_mobile=True, has_touch=True)
+    page = context.new_page()
+    page.goto(server.url.rstrip("/") + path)
+    return page
+
+
+def enter_pin(page: object, pin: str) -> None:
+    page.fill("#pin", pin)  # type: ignore[attr-defined]
+    page.click("#pin-form button")  # type: ignore[attr-defined]
+
+
+def stack(page: object, player: str) -> object:
+    return page.locator(f'#stacks li[data-player="{player}"] .stack')  # type: ignore[attr-defined]
+
+
+def test_a_game_set_up_played_and_undone_from_two_phones(
+        browser: object, served: tuple[Hub, PageServer]) -> None:
+    hub, server = served
+    host = phone(browser, server, "/setup")
+    enter_pin(host, PIN)
+    expect(host.locator("#msg")).to_have_text("PIN accepted")  # type: ignore[attr-defined]
+    expect(host.locator("#pin-form")).to_be_hidden()  # type: ignore[attr-defined]
+    host.check('input[name="game"][value="nasty7"]')  # type: ignore[attr-defined]
+    names = host.locator('input[name="player"]')  # type: ignore[attr-defined]
+    for i, name in enumerate(PLAYERS):
+        names.nth(i).fill(name)
+    expect(host.locator('fieldset.options[data-game="nasty7"] [data-opt="hesitation"]')
+           ).to_have_value("3.0")  # type: ignore[attr-defined]
+    host.click("text=Start the game")  # type: ignore[attr-defined]
+    host.wait_for_url(server.url)  # type: ignore[attr-defined]
+    assert hub.table is not None and list(hub.table.game.players) == PLAYERS
+
+    watcher = phone(browser, server)
+    for page in (host, watcher):
+        expect(page.locator("#live")).to_have_text("live")  # type: ignore[attr-defined]
+        expect(page.locator("#count")).to_have_text("0")  # type: ignore[attr-defined]
+        expect(stack(page, "Abby")).to_have_attribute("data-stack", "27")
+
+    host.click("button.card-racketeer")  # type: ignore[attr-defined]
+    expect(watcher.locator("#count")).to_have_text("1")  # type: ignore[attr-defined]
+    expect(stack(watcher, "Abby")).to_have_attribute("data-stack", "26")
+    expect(watcher.locator("#turn")).to_have_text("Beth")  # type: ignore[attr-defined]
+    # Abby's call, as the microphone's recognizer would hand it to the hub.
+    hub.submit(Say(t=time.monotonic(), text="one"))
+    expect(watcher.locator(".call")).to_contain_text("heard one")  # type: ignore[attr-defined]
+
+    host.click("button.card-twin_phone")  # type: ignore[attr-defined]
+    expect(watcher.locator("#count")).to_have_text("3")  # type: ignore[attr-defined]
+    expect(stack(watcher, "Beth")).to_have_attribute("data-stack", "26")
+    expect(watcher.locator("#pile")).to_have_text("2")  # type: ignore[attr-defined]
+
+    host.click("button[data-undo]")  # type: ignore[attr-defined]
+    expect(watcher.locator("#count")).to_have_text("1")  # type: ignore[attr-defined]
+    expect(stack(watcher, "Beth")).to_have_attribute("data-stack", "27")
+    expect(watcher.locator("#turn")).to_have_text("Beth")  # type: ignore[attr-defined]
+    expect(watcher.locator("#log li").first).to_contain_text("ndo")  # type: ignore[attr-defined]
+    assert hub.table.view()["state"]["pile"] == 1
+
+    OUTPUT.mkdir(exist_ok=True)
+    expect(host.locator("#msg")).to_be_hidden()  # type: ignore[attr-defined]
+    host.evaluate("window.scrollTo(0, 0)")  # type: ignore[attr-defined]
+    host.screenshot(path=str(OUTPUT / "table-360.png"))  # type: ignore[attr-defined]
+    host.screenshot(path=str(OUTPUT / "table-360-full.png"), full_page=True)  # type: ignore[attr-defined]
+    setup = phone(browser, server, "/setup")
+    setup.screenshot(path=str(OUTPUT / "setup-360.png"), full_page=True)  # type: ignore[attr-defined]
+
+
+def test_a_wrong_pin_is_refused_and_changes_nothing(browser: object,
+                                                    served: tuple[Hub, PageServer]) -> None:
+    hub, server = served
+    table = hub.new_game("nasty7", PLAYERS)
+    page = phone(browser, server)
+    expect(page.locator("#live")).to_have_text("live")  # type: ignore[attr-defined]
+    enter_pin(page, "0000")
+    expect(page.locator("#msg")).to_contain_text("wrong table PIN")  # type: ignore[attr-defined]
+    expect(page.locator("body")).to_have_attribute("data-pin-ok", "no")  # type: ignore[attr-defined]
+    page.click("button.card-gun")  # type: ignore[attr-defined]
+    expect(page.locator("#msg")).to_contain_text("needs the table PIN")  # type: ignore[attr-defined]
+    page.click(f'button[data-press="{PLAYERS[0]}"]')  # type: ignore[attr-defined]
+    expect(page.locator("#msg")).to_contain_text("needs the table PIN")  # type: ignore[attr-defined]
+    assert table.view()["state"]["pile"] == 0 and table.rulings == []
+    assert hub.store.games()[0].events == 0
+
+
+def test_settings_and_past_games_pages(browser: object, served: tuple[Hub, PageServer]) -> None:
+    hub, server = served
+    hub.new_game("nasty7", PLAYERS)
+    page = phone(browser, server, "/games")
+    expect(page.locator("#past-games li").first).to_contain_text("nasty7")  # type: ignore[attr-defined]
+    expect(page.locator("#past-games li").first).to_contain_text("in play")  # type: ignore[attr-defined]
+    page.click("text=Settings")  # type: ignore[attr-defined]
+    expect(page.locator("#level-text")).to_contain_text("none")  # type: ignore[attr-defined]
+    expect(page.locator("h2", has_text="Speech recognition")).to_be_visible()  # type: ignore[attr-defined]
