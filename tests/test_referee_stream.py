@@ -1,0 +1,173 @@
+"""The listening stream's parts: sample clock (jitter, drift, dropped blocks),
+the webrtcvad segmenter (onsets, noise gate) and the Listener's resampling,
+vocabulary switching at utterance boundaries and table-clock times.
+
+The recognizer here is pocketsphinx (real); speech is real espeak-ng."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from companion.audio import synth
+from companion.audio.synth import Synth, VoiceSpec
+from companion.errors import RecognizerError
+from companion.referee.clock import SampleClock
+from companion.referee.recognizer import Spellings
+from companion.referee.sphinx_backend import SphinxRecognizer
+from companion.referee.stream import Heard, Listener
+from companion.referee.vad import Segmenter
+from companion.voice.pack import load_pack
+
+RATE = 16000
+ESPEAK = VoiceSpec("espeak-ng", "en-us", 1.0, 50)
+
+
+# -- the sample clock ------------------------------------------------------------
+
+
+def test_clock_places_blocks_on_their_stamps() -> None:
+    clock = SampleClock(48000)
+    first = clock.place(480, 100.0)
+    assert first.first == 0 and first.missing == 0
+    second = clock.place(480, None)
+    assert second.first == 480
+    assert clock.time_of(480) == pytest.approx(100.01)
+
+
+def test_clock_averages_jitter_and_follows_drift() -> None:
+    rate = 16000
+    true_rate = rate * (1 + 100e-6)  # the card runs 100 ppm fast against the monotonic clock
+    clock = SampleClock(rate)
+    rng = np.random.default_rng(3)
+    block = 480
+    worst = 0.0
+    for k in range(20000):  # 10 minutes of 30 ms blocks
+        true_t = 50.0 + k * block / true_rate
+        clock.place(block, true_t + float(rng.uniform(0.0, 0.004)))  # stamps 0..4 ms late
+        if k > 200:
+            worst = max(worst, abs(clock.time_of(k * block) - (true_t + 0.002)))
+    # Without correction the drift alone would be 60 ms after 10 minutes.
+    assert worst < 0.003
+
+
+def test_clock_counts_dropped_blocks_and_restarts_after_a_long_gap() -> None:
+    clock = SampleClock(16000)
+    clock.place(160, 10.0)
+    lost = clock.place(160, 10.01 + 0.05)  # 50 ms of audio never arrived
+    assert lost.missing == 800 and not lost.restart
+    assert lost.first == 160 + 800
+    assert clock.time_of(lost.first) == pytest.approx(10.06)
+    deaf = clock.place(160, 20.0)  # the companion was deaf for ~10 s
+    assert deaf.restart
+    assert clock.time_of(deaf.first) == pytest.approx(20.0, abs=1e-4)
+
+
+def test_clock_refuses_a_rate_that_is_not_positive() -> None:
+    with pytest.raises(ValueError, match="rate"):
+        SampleClock(0)
+
+
+# -- the segmenter -----------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def sy() -> Synth:
+    return Synth()
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("silence", [0.3, 1.1, 2.4, 3.5])
+def test_segmenter_finds_the_onset_after_a_known_silence(sy: Synth, silence: float) -> None:
+    clip = synth.add_floor(synth.call_after_silence(sy.utterance("six", ESPEAK), silence),
+                           seed=7)
+    seg = Segmenter(RATE)
+    segments = seg.push(clip.audio) + seg.flush()
+    assert len(segments) == 1
+    assert abs(segments[0].onset / RATE - silence) < 0.03
+    assert segments[0].end / RATE == pytest.approx(clip.ends[0], abs=0.08)
+
+
+def test_segmenter_ignores_steady_noise_and_silence() -> None:
+    noise = synth.white_noise(4 * RATE, seed=1) * 2000
+    floor = synth.noise_floor(4 * RATE, seed=2)
+    for audio in (noise, floor):
+        seg = Segmenter(RATE)
+        pcm = np.clip(audio, -32768, 32767).astype(np.int16)
+        assert seg.push(pcm) + seg.flush() == []
+
+
+def test_segmenter_refuses_a_rate_webrtcvad_cannot_take() -> None:
+    with pytest.raises(RecognizerError, match="44100"):
+        Segmenter(44100)
+
+
+# -- the listener ---------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def sphinx() -> SphinxRecognizer:
+    return SphinxRecognizer(Spellings.from_pack(load_pack("en")))
+
+
+def feed_blocks(listener: Listener, pcm: np.ndarray, rate: int, t0: float,
+                block_s: float = 0.03, drop: tuple[int, ...] = ()) -> list[Heard]:
+    """Feed ``pcm`` as a microphone would: blocks stamped with their time;
+    blocks numbered in ``drop`` never arrive."""
+    n = round(block_s * rate)
+    out: list[Heard] = []
+    for k, i in enumerate(range(0, len(pcm), n)):
+        if k in drop:
+            continue
+        out += listener.feed(pcm[i:i + n], t0 + i / rate)
+    return out + listener.flush()
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("device_rate", [16000, 44100, 48000])
+def test_listener_resamples_and_times_words_on_the_table_clock(
+        sy: Synth, sphinx: SphinxRecognizer, device_rate: int) -> None:
+    utterance = sy.utterance("four", ESPEAK, rate=device_rate)
+    clip = synth.add_floor(synth.call_after_silence(utterance, 1.25, rate=device_rate))
+    listener = Listener(sphinx, device_rate)
+    listener.set_vocabulary(["one", "two", "three", "four", "five", "six", "seven"])
+    heard = feed_blocks(listener, clip.audio, device_rate, t0=500.0)
+    assert [h.text for h in heard] == ["four"]
+    assert heard[0].onset == pytest.approx(501.25, abs=0.03)
+    word = heard[0].words[0]
+    assert 501.15 < word.start < word.end < 500.0 + clip.ends[0] + 0.1
+
+
+@pytest.mark.slow
+def test_listener_keeps_times_across_dropped_blocks(sy: Synth, sphinx: SphinxRecognizer) -> None:
+    clip = synth.add_floor(synth.call_after_silence(sy.utterance("two", ESPEAK), 2.0))
+    listener = Listener(sphinx, RATE)
+    listener.set_vocabulary(["one", "two", "three"])
+    heard = feed_blocks(listener, clip.audio, RATE, t0=7.0, drop=(10, 11, 30))
+    assert [h.text for h in heard] == ["two"]
+    assert heard[0].onset == pytest.approx(9.0, abs=0.03)
+
+
+@pytest.mark.slow
+def test_a_new_vocabulary_waits_for_the_end_of_the_utterance(
+        sy: Synth, sphinx: SphinxRecognizer) -> None:
+    clip = synth.add_floor(synth.call_after_silence(sy.utterance("five", ESPEAK), 0.5))
+    listener = Listener(sphinx, RATE)
+    listener.set_vocabulary(["five", "six"])
+    heard: list[Heard] = []
+    switched_inside = False
+    for i in range(0, len(clip.audio), 480):
+        heard += listener.feed(clip.audio[i:i + 480], i / RATE if i == 0 else None)
+        if listener.in_utterance and not switched_inside:
+            listener.set_vocabulary(["one", "two"])  # asked mid-utterance
+            switched_inside = True
+            assert sphinx.vocabulary == ("five", "six")
+    heard += listener.flush()
+    assert switched_inside
+    assert [h.text for h in heard] == ["five"]  # decoded with the vocabulary of its onset
+    assert sphinx.vocabulary == ("one", "two")  # the new one took over after it
+
+
+def test_speech_with_no_game_word_is_a_weak_say() -> None:
+    say = Heard(onset=3.2, end=3.9, words=()).to_say()
+    assert (say.t, say.text, say.confidence, say.end) == (3.2, "", 0.0, 3.9)
