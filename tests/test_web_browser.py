@@ -14,6 +14,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from playwright.sync_api import Browser, Locator, Page, expect, sync_playwright
 
 from companion.events import Say
 from companion.hub import Hub
@@ -23,8 +24,6 @@ from companion.web.server import PageServer, start_server
 
 pytestmark = pytest.mark.slow
 
-playwright_api = pytest.importorskip("playwright.sync_api")
-expect = playwright_api.expect
 
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
@@ -40,8 +39,8 @@ if not CHROMIUM.exists():  # the test extra's apt packages (scripts/install) bri
 
 
 @pytest.fixture(scope="module")
-def browser() -> Iterator[object]:
-    with playwright_api.sync_playwright() as p:
+def browser() -> Iterator[Browser]:
+    with sync_playwright() as p:
         chromium = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
         yield chromium
         chromium.close()
@@ -56,98 +55,98 @@ def served(tmp_path: Path) -> Iterator[tuple[Hub, PageServer]]:
     server.stop()
 
 
-def phone(browser: object, server: PageServer, path: str = "/") -> object:
-    context = browser.new_context(viewport=PHONE, device_scale_factor=2,  # type: ignore[attr-defined]
+def phone(browser: Browser, server: PageServer, path: str = "/") -> Page:
+    context = browser.new_context(viewport=PHONE, device_scale_factor=2,
                                   is_mobile=True, has_touch=True)
     page = context.new_page()
     page.goto(server.url.rstrip("/") + path)
     return page
 
 
-def enter_pin(page: object, pin: str) -> None:
-    page.fill("#pin", pin)  # type: ignore[attr-defined]
-    page.click("#pin-form button")  # type: ignore[attr-defined]
+def enter_pin(page: Page, pin: str) -> None:
+    page.fill("#pin", pin)
+    page.click("#pin-form button")
 
 
-def stack(page: object, player: str) -> object:
-    return page.locator(f'#stacks li[data-player="{player}"] .stack')  # type: ignore[attr-defined]
+def stack(page: Page, player: str) -> Locator:
+    return page.locator(f'#stacks li[data-player="{player}"] .stack')
 
 
 def test_a_game_set_up_played_and_undone_from_two_phones(
-        browser: object, served: tuple[Hub, PageServer]) -> None:
+        browser: Browser, served: tuple[Hub, PageServer]) -> None:
     hub, server = served
     host = phone(browser, server, "/setup")
     enter_pin(host, PIN)
-    expect(host.locator("#msg")).to_have_text("PIN accepted")  # type: ignore[attr-defined]
-    expect(host.locator("#pin-form")).to_be_hidden()  # type: ignore[attr-defined]
-    host.check('input[name="game"][value="nasty7"]')  # type: ignore[attr-defined]
-    names = host.locator('input[name="player"]')  # type: ignore[attr-defined]
+    expect(host.locator("#msg")).to_have_text("PIN accepted")
+    expect(host.locator("#pin-form")).to_be_hidden()
+    host.check('input[name="game"][value="nasty7"]')
+    names = host.locator('input[name="player"]')
     for i, name in enumerate(PLAYERS):
         names.nth(i).fill(name)
     expect(host.locator('fieldset.options[data-game="nasty7"] [data-opt="hesitation"]')
-           ).to_have_value("3.0")  # type: ignore[attr-defined]
-    host.click("text=Start the game")  # type: ignore[attr-defined]
-    host.wait_for_url(server.url)  # type: ignore[attr-defined]
+           ).to_have_value("3.0")
+    host.click("text=Start the game")
+    host.wait_for_url(server.url)
     assert hub.table is not None and list(hub.table.game.players) == PLAYERS
 
     watcher = phone(browser, server)
     for page in (host, watcher):
-        expect(page.locator("#live")).to_have_text("live")  # type: ignore[attr-defined]
-        expect(page.locator("#count")).to_have_text("0")  # type: ignore[attr-defined]
+        expect(page.locator("#live")).to_have_text("live")
+        expect(page.locator("#count")).to_have_text("0")
         expect(stack(page, "Abby")).to_have_attribute("data-stack", "27")
 
-    host.click("button.card-racketeer")  # type: ignore[attr-defined]
-    expect(watcher.locator("#count")).to_have_text("1")  # type: ignore[attr-defined]
+    host.click("button.card-racketeer")
+    expect(watcher.locator("#count")).to_have_text("1")
     expect(stack(watcher, "Abby")).to_have_attribute("data-stack", "26")
-    expect(watcher.locator("#turn")).to_have_text("Beth")  # type: ignore[attr-defined]
+    expect(watcher.locator("#turn")).to_have_text("Beth")
     # Abby's call, as the microphone's recognizer would hand it to the hub.
     hub.submit(Say(t=time.monotonic(), text="one"))
-    expect(watcher.locator(".call")).to_contain_text("heard one")  # type: ignore[attr-defined]
+    expect(watcher.locator(".call")).to_contain_text("heard one")
 
-    host.click("button.card-twin_phone")  # type: ignore[attr-defined]
-    expect(watcher.locator("#count")).to_have_text("3")  # type: ignore[attr-defined]
+    host.click("button.card-twin_phone")
+    expect(watcher.locator("#count")).to_have_text("3")
     expect(stack(watcher, "Beth")).to_have_attribute("data-stack", "26")
-    expect(watcher.locator("#pile")).to_have_text("2")  # type: ignore[attr-defined]
+    expect(watcher.locator("#pile")).to_have_text("2")
 
-    host.click("button[data-undo]")  # type: ignore[attr-defined]
-    expect(watcher.locator("#count")).to_have_text("1")  # type: ignore[attr-defined]
+    host.click("button[data-undo]")
+    expect(watcher.locator("#count")).to_have_text("1")
     expect(stack(watcher, "Beth")).to_have_attribute("data-stack", "27")
-    expect(watcher.locator("#turn")).to_have_text("Beth")  # type: ignore[attr-defined]
-    expect(watcher.locator("#log li").first).to_contain_text("ndo")  # type: ignore[attr-defined]
+    expect(watcher.locator("#turn")).to_have_text("Beth")
+    expect(watcher.locator("#log li").first).to_contain_text("ndo")
     assert hub.table.view()["state"]["pile"] == 1
 
     OUTPUT.mkdir(exist_ok=True)
-    expect(host.locator("#msg")).to_be_hidden()  # type: ignore[attr-defined]
-    host.evaluate("window.scrollTo(0, 0)")  # type: ignore[attr-defined]
-    host.screenshot(path=str(OUTPUT / "table-360.png"))  # type: ignore[attr-defined]
-    host.screenshot(path=str(OUTPUT / "table-360-full.png"), full_page=True)  # type: ignore[attr-defined]
+    expect(host.locator("#msg")).to_be_hidden()
+    host.evaluate("window.scrollTo(0, 0)")
+    host.screenshot(path=str(OUTPUT / "table-360.png"))
+    host.screenshot(path=str(OUTPUT / "table-360-full.png"), full_page=True)
     setup = phone(browser, server, "/setup")
-    setup.screenshot(path=str(OUTPUT / "setup-360.png"), full_page=True)  # type: ignore[attr-defined]
+    setup.screenshot(path=str(OUTPUT / "setup-360.png"), full_page=True)
 
 
-def test_a_wrong_pin_is_refused_and_changes_nothing(browser: object,
+def test_a_wrong_pin_is_refused_and_changes_nothing(browser: Browser,
                                                     served: tuple[Hub, PageServer]) -> None:
     hub, server = served
     table = hub.new_game("nasty7", PLAYERS)
     page = phone(browser, server)
-    expect(page.locator("#live")).to_have_text("live")  # type: ignore[attr-defined]
+    expect(page.locator("#live")).to_have_text("live")
     enter_pin(page, "0000")
-    expect(page.locator("#msg")).to_contain_text("wrong table PIN")  # type: ignore[attr-defined]
-    expect(page.locator("body")).to_have_attribute("data-pin-ok", "no")  # type: ignore[attr-defined]
-    page.click("button.card-gun")  # type: ignore[attr-defined]
-    expect(page.locator("#msg")).to_contain_text("needs the table PIN")  # type: ignore[attr-defined]
-    page.click(f'button[data-press="{PLAYERS[0]}"]')  # type: ignore[attr-defined]
-    expect(page.locator("#msg")).to_contain_text("needs the table PIN")  # type: ignore[attr-defined]
+    expect(page.locator("#msg")).to_contain_text("wrong table PIN")
+    expect(page.locator("body")).to_have_attribute("data-pin-ok", "no")
+    page.click("button.card-gun")
+    expect(page.locator("#msg")).to_contain_text("needs the table PIN")
+    page.click(f'button[data-press="{PLAYERS[0]}"]')
+    expect(page.locator("#msg")).to_contain_text("needs the table PIN")
     assert table.view()["state"]["pile"] == 0 and table.rulings == []
     assert hub.store.games()[0].events == 0
 
 
-def test_settings_and_past_games_pages(browser: object, served: tuple[Hub, PageServer]) -> None:
+def test_settings_and_past_games_pages(browser: Browser, served: tuple[Hub, PageServer]) -> None:
     hub, server = served
     hub.new_game("nasty7", PLAYERS)
     page = phone(browser, server, "/games")
-    expect(page.locator("#past-games li").first).to_contain_text("nasty7")  # type: ignore[attr-defined]
-    expect(page.locator("#past-games li").first).to_contain_text("in play")  # type: ignore[attr-defined]
-    page.click("text=Settings")  # type: ignore[attr-defined]
-    expect(page.locator("#level-text")).to_contain_text("none")  # type: ignore[attr-defined]
-    expect(page.locator("h2", has_text="Speech recognition")).to_be_visible()  # type: ignore[attr-defined]
+    expect(page.locator("#past-games li").first).to_contain_text("nasty7")
+    expect(page.locator("#past-games li").first).to_contain_text("in play")
+    page.click("text=Settings")
+    expect(page.locator("#level-text")).to_contain_text("none")
+    expect(page.locator("h2", has_text="Speech recognition")).to_be_visible()
