@@ -70,7 +70,7 @@
     $("fg-me").textContent = r.seat + (row.dead ? " (dead)" : "");
     $("fg-status").textContent = v.phase === "over"
       ? "The game is over: " + v.winners.join(" and ") + (v.winners.length === 1 ? " wins." : " share the win.")
-      : "Round " + v.round + (v.counting ? ": countdown running!" : "") + ".";
+      : "Round " + v.round + (v.counting ? ": countdown running!" : ".");
     $("fg-step").textContent = v.step ? "Step " + v.step + ": pick your " + v.pick + "." : "";
     $("fg-targets").replaceChildren(...r.players.filter((p) => p !== r.seat).map((p) => button(
       p, "press", () => post("/api/finger-guns/choose", { target: p }), you.target === p,
