@@ -480,11 +480,14 @@ def test_a_spoken_claim_of_five_is_too_many() -> None:
                         "most": 4}]
 
 
-def test_weak_words_may_make_a_legal_claim_but_no_illegal_one() -> None:
-    _, rulings = play([say(1, "three fours", confidence=0.3)])
-    assert rulings[-1]["type"] == "claim_ok"
-    _, rulings = play([say(1, "three fours"), say(2, "two nines", confidence=0.3)])
-    assert rulings[-1] == {"type": "ask_claim", "t": 2, "player": "Beth"}
+def test_weak_words_make_no_claim_and_are_asked_again_once_cards_are_down() -> None:
+    match, rulings = play([say(1, "three fours", confidence=0.3)])
+    assert rulings == [] and match.state.pile == 0
+    _, rulings = play([say(1, "three fours"), say(2, "two fours", confidence=0.3)])
+    assert types(rulings) == ["claim_ok"]
+    _, rulings = play([say(1, "three fours"), claim(2, "Beth"),
+                       say(2.5, "two nines", confidence=0.3)])
+    assert rulings[-1] == {"type": "ask_claim", "t": 2.5, "player": "Beth"}
 
 
 def test_a_spoken_cheat_opens_a_challenge_the_button_names_the_challenger() -> None:
@@ -542,13 +545,18 @@ def test_hand_counts_on_request() -> None:
 def test_listen_words_follow_the_table() -> None:
     match, _ = play([])
     game = match.game
+    assert isinstance(game, Cheat)
     words = game.listen_words(match.state)
-    assert {"three", "fours", "a", "ace", "kings"} <= set(words) and "cheat" not in words
+    assert {"three fours", "one king", "a six", "an ace", "two aces", "four tens"} <= set(words)
+    assert "cheat" not in words and "four" not in words and "five kings" not in words
+    assert len(game.claim_phrases()) == 13 * 3 + 13 * 3
+    for phrase in game.claim_phrases():
+        assert game.parse_claim(phrase) is not None
     match, _ = play([say(1, "three fours")])
     assert "cheat" in game.listen_words(match.state)
     match, _ = play([say(1, "three fours"), challenge(2, "Beth")])
     words = game.listen_words(match.state)
-    assert "cheat" not in words and {"four", "six", "ace"} <= set(words)
+    assert "cheat" not in words and {"four", "six", "ace", "two fours"} <= set(words)
 
 
 def test_view_shapes_the_table_for_the_page() -> None:

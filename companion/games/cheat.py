@@ -30,8 +30,8 @@ word (or an article, "a six") followed by a rank word is the claim. A cheat
 word during an open window opens a challenge whose challenger is unknown
 until a ``challenge`` event names them. While a reveal is awaited, rank words
 ("four, four, six"; "two fours and a six") are the reveal. Words with
-``confidence`` below ``min_confidence`` may make a legal claim but never an
-illegal-claim ruling, a challenge or a reveal.
+``confidence`` below ``min_confidence`` never make a claim, a challenge or a
+reveal: a weak claim after cards are down is asked again.
 """
 
 from __future__ import annotations
@@ -77,7 +77,7 @@ class CheatOptions(Options, frozen=True, kw_only=True):
     use one and 7-10 two. ``challenge_window``: seconds after a claim during
     which it can be challenged, unless the next claim comes first (default
     5.0). ``min_confidence``: recognized words with less confidence (0..1,
-    default 0.5) are weak evidence (see the module docstring)."""
+    default 0.5) are not acted on (see the module docstring)."""
 
     decks: int | None = None
     challenge_window: float = 5.0
@@ -527,25 +527,19 @@ class Cheat(Game[CheatState]):
         return msgspec.structs.replace(state, placing=p)
 
     def _claim(self, state: CheatState, p: int, count: int, rank: str, t: float,
-               rulings: list[Ruling], *, strong: bool = True) -> CheatState:
+               rulings: list[Ruling]) -> CheatState:
         """Rule on ``p``'s claim of ``count`` ``rank``; ``state.placing`` is ``p``."""
         name = self.players[p]
         most = min(MAX_CLAIM, state.hands[p])
         if not 1 <= count <= most:
-            if strong:
-                rulings.append(ClaimTooMany(t=t, player=name, count=count, most=most))
-            else:
-                rulings.append(AskClaim(t=t, player=name))
+            rulings.append(ClaimTooMany(t=t, player=name, count=count, most=most))
             return state
         after = state.last.rank if state.last is not None else None
         legal = legal_ranks(after)
         if rank not in legal:
             assert after is not None
-            if strong:
-                rulings.append(ClaimIllegal(t=t, player=name, count=count, rank=rank,
-                                            after=after, legal=legal))
-            else:
-                rulings.append(AskClaim(t=t, player=name))
+            rulings.append(ClaimIllegal(t=t, player=name, count=count, rank=rank,
+                                        after=after, legal=legal))
             return state
         hands = list(state.hands)
         hands[p] -= count
@@ -681,7 +675,7 @@ class Cheat(Game[CheatState]):
             return self._reveal(state, t, cards, rulings)
         if state.closes_at is not None and strong and self._is_cheat(event.text):
             return self._heard_cheat(state, t, rulings)
-        claim = self.parse_claim(event.text)
+        claim = self.parse_claim(event.text) if strong else None
         if claim is None:
             if state.placing is not None:
                 rulings.append(AskClaim(t=t, player=self.players[state.placing]))
@@ -690,7 +684,7 @@ class Cheat(Game[CheatState]):
         state = self._start_placing(state, p, t, rulings)
         if state.winner is not None:
             return state
-        return self._claim(state, p, claim[0], claim[1], t, rulings, strong=strong)
+        return self._claim(state, p, claim[0], claim[1], t, rulings)
 
     # -- outcomes ------------------------------------------------------------------
 
@@ -725,22 +719,35 @@ class Cheat(Game[CheatState]):
             return "challenger" if state.contest.challenger is None else "reveal"
         return "words" if state.placing is not None else "claim"
 
-    def listen_words(self, state: CheatState) -> list[str]:
-        """Claim words (count words one to four, the articles, every rank
-        word, so an illegal claim is heard too) and the cheat words while a
-        window is open; count and rank words while a reveal is awaited; none
-        once the game is over."""
+    def claim_phrases(self) -> list[str]:
+        """Every claim as a phrase a player says, for a grammar: a count word
+        (two to four) before each plural rank word ("three fours"), and
+        "one", "a" or "an" before each singular ("one king", "an ace").
+        Claims of any rank, so an illegal claim is heard too."""
+        ranks, plural = self._forms()
         lex = self.lexicon
-        ranks = list(lex.ranks)
-        counts = [lex.number_word(n) for n in range(1, MAX_CLAIM + 1)]
+        singles = [f"{w} {r}" for r in ranks if r not in plural
+                   for w in (lex.number_word(1), *lex.articles)]
+        multiples = [f"{lex.number_word(n)} {r}" for n in range(2, MAX_CLAIM + 1)
+                     for r in ranks if r in plural]
+        return list(dict.fromkeys([*singles, *multiples]))
+
+    def listen_words(self, state: CheatState) -> list[str]:
+        """The phrases that can matter now, for the recognizer's grammar:
+        while a claim is awaited, every claim phrase (``claim_phrases``) and,
+        while a window is open, the cheat words; while a reveal is awaited,
+        the claim phrases and the singular rank words ("four", "six"), so
+        "two fours, a six" and "four, six" are both heard; none once the game
+        is over."""
         what = self.awaiting(state)
         if what == "over":
             return []
+        words = self.claim_phrases()
         if what in ("reveal", "challenger"):
-            return list(dict.fromkeys([*counts, *lex.articles, *ranks]))
-        words = [*counts, *lex.articles, *ranks]
-        if state.closes_at is not None:
-            words += list(lex.cheat)
+            ranks, plural = self._forms()
+            words += [r for r in ranks if r not in plural]
+        elif state.closes_at is not None:
+            words += list(self.lexicon.cheat)
         return list(dict.fromkeys(words))
 
     def winner(self, state: CheatState) -> str | None:
