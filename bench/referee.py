@@ -1,0 +1,398 @@
+"""The referee benchmark: how well each recognizer lets the companion judge Nasty 7 calls.
+
+Run ``.venv/bin/python bench/referee.py`` (``--quick`` for a small run). It
+
+1. plans seeded trials per voice family (espeak-ng, Piper; see ``trials.py``),
+   renders each call with ``companion.audio.synth`` and puts the same clips
+   in five conditions: clean, a low noise floor, white noise at 10 dB SNR,
+   table talk at 20 dB and at 10 dB SNR (SNR over the call's active part);
+2. runs every backend (``backends.py``) in its own subprocess, so peak memory
+   (``VmHWM`` of that process: Python, numpy, the engine, the clips of one
+   condition and the recognizer) does not mix between them; a ``baseline``
+   worker that loads no recognizer shows what the rest costs;
+3. streams each clip through the backend in 30 ms frames, turns what it hears
+   into ``say`` events on the table clock and judges them with the real
+   engine (``companion.games.nasty7`` through ``Match``);
+4. prints Markdown tables: per backend, condition and voice family.
+
+Figures:
+
+- *accuracy*: the engine's verdict on the call equals the right one
+  (``call_ok``, or a ``mistake`` of the right kind); a call left unsure
+  counts as wrong.
+- *false mistakes*: correct calls ruled any mistake, over correct calls.
+- *missed mistakes*: wrong calls not ruled a mistake, over wrong calls.
+- *onset error*: |onset the engine used - true onset| in ms, over calls with
+  speech that were heard at all (median and 95th percentile).
+- *RTF*: compute seconds over audio seconds.
+- *latency*: from the true end of the call to the ruling, ms. Frames arrive
+  in real time (frame k at ``(k+1) x 30 ms``); the backend works on each as
+  soon as it is free, taking the measured compute time, and the engine's
+  own time is added. Over calls in time whose ruling came from what was
+  heard (not from the hesitation deadline).
+- *peak MB*: the worker process's peak resident memory.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import platform
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import click
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import backends
+import trials as tr
+
+from companion.audio.synth import Synth
+from companion.events import Say
+
+DEFAULT_BACKENDS = ("companion-pocketsphinx", "companion-vosk", "ps-lm", "whisper-tiny")
+"""The backends of a full run, the default recognizer first."""
+
+UNAVAILABLE = 3
+"""A worker's exit status when its backend cannot be loaded here."""
+
+
+# -- clips -------------------------------------------------------------------
+
+
+def build_clips(out: Path, n: int, seed: int, rate: int) -> list[tr.Trial]:
+    """Plan and render ``n`` trials per voice family in every condition;
+    write ``manifest.json`` and one ``.npz`` per family and condition."""
+    sy = Synth()
+    planned: list[tr.Trial] = []
+    for f_index, family in enumerate(tr.FAMILIES):
+        fam_trials = []
+        clean = []
+        for i, trial in enumerate(tr.plan(n, family, seed=seed * 1000 + f_index)):
+            trial, clip = tr.render(trial, sy, rate=rate, seed=seed * 7919 + i)
+            fam_trials.append(trial)
+            clean.append(clip)
+        for c_index, condition in enumerate(tr.CONDITIONS):
+            arrays = {t.id: tr.in_condition(c, condition, sy, seed=seed + 31 * i).audio
+                      for i, (t, c) in enumerate(zip(fam_trials, clean, strict=True))}
+            np.savez(out / f"{family}-{c_index}.npz", **arrays)  # type: ignore[arg-type]
+        planned += fam_trials
+    (out / "manifest.json").write_text(json.dumps(
+        {"rate": rate, "trials": [t.to_dict() for t in planned]}))
+    return planned
+
+
+def load_manifest(clips: Path) -> tuple[int, list[tr.Trial]]:
+    """The rate and trials of a clip folder."""
+    data = json.loads((clips / "manifest.json").read_text())
+    out = []
+    for t in data["trials"]:
+        t["words"], t["listen"] = tuple(t["words"]), tuple(t["listen"])
+        out.append(tr.Trial(**t))
+    return int(data["rate"]), out
+
+
+# -- one backend, in a worker process -------------------------------------------
+
+
+@dataclass
+class Heard:
+    """A ``say`` and the simulated time (clip seconds) it was ready."""
+
+    say: Say
+    ready: float
+
+
+def hear(backend: backends.Backend, audio: np.ndarray, words: Sequence[str],
+         t0: float) -> tuple[list[Heard], float]:
+    """Stream ``audio`` through ``backend`` in real-time frames; the says it
+    produced (table times, from clip time ``t0``) and the compute seconds."""
+    backend.begin(words)
+    frame = backends.FRAME
+    busy = 0.0
+    compute = 0.0
+    out: list[Heard] = []
+
+    def collect(items: list[backends.Heard], ready: float) -> None:
+        out.extend(Heard(Say(t=max(0.0, t0 + h.onset), text=h.text, confidence=h.confidence,
+                             end=max(0.0, t0 + h.end)), ready) for h in items)
+
+    n_frames = len(audio) // frame
+    for k in range(n_frames + 1):
+        arrival = min((k + 1) * frame, len(audio)) / backends.RATE
+        started = time.perf_counter()
+        if k < n_frames:
+            items = backend.feed(audio[k * frame:(k + 1) * frame].tobytes())
+        else:
+            items = backend.finish()
+        spent = time.perf_counter() - started
+        compute += spent
+        busy = max(arrival, busy) + spent
+        collect(items, busy)
+    return out, compute
+
+
+def run_worker(name: str, clips: Path, result: Path) -> None:
+    """Run one backend over every clip; write per-trial records to ``result``."""
+    rate, trials = load_manifest(clips)
+    if rate != backends.RATE:
+        raise click.UsageError(f"clips are at {rate} Hz; the backends take {backends.RATE} Hz")
+    if name == "companion-vosk":
+        reason = backends.vosk_english_missing()
+        if reason:
+            print(f"{name}: skipped: {reason}", file=sys.stderr)
+            sys.exit(UNAVAILABLE)
+    started = time.perf_counter()
+    backend: backends.Backend | None = None if name == "baseline" else backends.make(name)
+    load_s = time.perf_counter() - started
+    records = []
+    for family in tr.FAMILIES:
+        fam = [t for t in trials if t.family == family]
+        for c_index, condition in enumerate(tr.CONDITIONS):
+            with np.load(clips / f"{family}-{c_index}.npz") as data:
+                audios = {t.id: data[t.id] for t in fam}
+            for trial in fam:
+                audio = audios[trial.id]
+                if backend is None:
+                    heard, compute = [], 0.0
+                else:
+                    heard, compute = hear(backend, audio, trial.listen, trial.t0)
+                verdict = tr.judge(trial, [h.say for h in heard])
+                latency = None
+                if (verdict.by_say is not None and trial.end is not None
+                        and trial.kind != "late"):
+                    latency = heard[verdict.by_say].ready + verdict.engine_s - trial.end
+                onset_err = None
+                if trial.onset is not None and verdict.onset is not None:
+                    onset_err = abs(verdict.onset - trial.onset)
+                records.append({
+                    "id": trial.id, "family": family, "condition": condition,
+                    "kind": trial.kind, "expected": trial.expected, "verdict": verdict.verdict,
+                    "heard": verdict.heard, "onset_err": onset_err, "latency": latency,
+                    "compute": compute, "seconds": len(audio) / rate,
+                })
+    result.write_text(json.dumps({"backend": name, "load_s": load_s, "peak_mb": peak_mb(),
+                                  "records": records}))
+
+
+def peak_mb() -> float:
+    """This process's peak resident memory, MB: ``VmHWM`` of /proc/self/status,
+    which starts afresh at exec (``ru_maxrss`` would carry the parent's peak
+    over a fork), else ``ru_maxrss``."""
+    try:
+        for line in Path("/proc/self/status").read_text().splitlines():
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) / 1024
+    except OSError:
+        pass
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def spawn(name: str, clips: Path, work: Path) -> dict[str, Any]:
+    """Run a worker subprocess for one backend; its results, or
+    ``{"skipped": reason}`` when the backend cannot be loaded here."""
+    result = work / f"{name}.json"
+    cmd = [sys.executable, str(Path(__file__).resolve()), "--worker", name, "--clips",
+           str(clips), "--result", str(result)]
+    run = subprocess.run(cmd, capture_output=True, text=True, check=False)
+    if run.returncode == UNAVAILABLE:
+        return {"backend": name, "skipped": run.stderr.strip().splitlines()[-1]}
+    if run.returncode != 0:
+        raise click.ClickException(f"the {name} worker failed:\n{run.stderr[-3000:]}")
+    out: dict[str, Any] = json.loads(result.read_text())
+    return out
+
+
+# -- report ------------------------------------------------------------------
+
+
+def _pct(num: int, den: int) -> str:
+    return "n/a" if den == 0 else f"{100 * num / den:.1f}%"
+
+
+def _ms(values: list[float], q: float) -> str:
+    return "n/a" if not values else f"{1000 * float(np.percentile(values, q)):.0f}"
+
+
+def summarize(records: list[dict[str, Any]]) -> dict[str, str]:
+    """The figures of one table row."""
+    n = len(records)
+    right = sum(r["verdict"] == r["expected"] for r in records)
+    ok = [r for r in records if r["expected"] == "ok"]
+    wrong = [r for r in records if r["expected"] != "ok"]
+    false_m = sum(r["verdict"].startswith("mistake") for r in ok)
+    missed = sum(not r["verdict"].startswith("mistake") for r in wrong)
+    onsets = [r["onset_err"] for r in records if r["onset_err"] is not None]
+    lat = [r["latency"] for r in records if r["latency"] is not None]
+    seconds = sum(r["seconds"] for r in records)
+    rtf = sum(r["compute"] for r in records) / seconds if seconds else 0.0
+    return {"n": str(n), "accuracy": _pct(right, n), "false mistakes": _pct(false_m, len(ok)),
+            "missed mistakes": _pct(missed, len(wrong)), "onset med ms": _ms(onsets, 50),
+            "onset p95 ms": _ms(onsets, 95), "RTF": f"{rtf:.3f}",
+            "latency med ms": _ms(lat, 50), "latency p95 ms": _ms(lat, 95)}
+
+
+def markdown(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
+    """A Markdown table."""
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    lines += ["| " + " | ".join(row) + " |" for row in rows]
+    return "\n".join(lines)
+
+
+def target_rows(res: dict[str, Any]) -> list[list[str]]:
+    """Issue 3's targets against one backend's figures (both voice families
+    pooled): target, measured, met or not."""
+    recs = res["records"]
+
+    def pooled(condition: str | None = None) -> dict[str, str]:
+        return summarize([r for r in recs if condition is None or r["condition"] == condition])
+
+    def num(text: str) -> float:
+        return float(text.rstrip("%")) if text != "n/a" else math.nan
+
+    rows: list[list[str]] = []
+
+    def add(what: str, target: str, measured: str, ok: bool) -> None:
+        rows.append([what, target, measured, "met" if ok else "**not met**"])
+
+    for condition, floor in (("clean", 99.0), ("white 10 dB", 97.0), ("table talk 10 dB", 95.0)):
+        acc = pooled(condition)["accuracy"]
+        add(f"accuracy, {condition}", f">= {floor:g}%", acc, num(acc) >= floor)
+    worst = max(tr.CONDITIONS, key=lambda c: num(pooled(c)["false mistakes"]))
+    fm = pooled(worst)["false mistakes"]
+    add("false mistakes, worst condition", "<= 0.5%", f"{fm} ({worst})", num(fm) <= 0.5)
+    worst_on = max(tr.CONDITIONS, key=lambda c: num(pooled(c)["onset p95 ms"]))
+    on = pooled(worst_on)["onset p95 ms"]
+    add("onset error p95, worst condition", "<= 60 ms", f"{on} ms ({worst_on})",
+        num(on) <= 60)
+    on_all = pooled()["onset p95 ms"]
+    add("onset error p95, all conditions", "<= 60 ms", f"{on_all} ms", num(on_all) <= 60)
+    all_ = pooled()
+    add("ruling latency p95, all conditions", "<= 150 ms",
+        f"{all_['latency p95 ms']} ms (median {all_['latency med ms']} ms)",
+        num(all_["latency p95 ms"]) <= 150)
+    add("real-time factor, all conditions", "<= 0.05", all_["RTF"], num(all_["RTF"]) <= 0.05)
+    add("peak memory", "<= 150 MB", f"{res['peak_mb']:.0f} MB", res["peak_mb"] <= 150)
+    return rows
+
+
+def report(results: list[dict[str, Any]], n: int, seed: int) -> str:
+    """The whole printed report."""
+    cols = ["n", "accuracy", "false mistakes", "missed mistakes", "onset med ms",
+            "onset p95 ms", "RTF", "latency med ms", "latency p95 ms"]
+    rows, mem_rows, kind_rows = [], [], []
+    kinds = list(tr.KINDS)
+    for res in results:
+        name = res["backend"]
+        if "skipped" in res:
+            mem_rows.append([name, "skipped", "", res["skipped"]])
+            continue
+        mem_rows.append([name, f"{res['peak_mb']:.0f}", f"{res['load_s']:.2f}", ""])
+        if name == "baseline":
+            continue
+        recs = res["records"]
+        for condition in tr.CONDITIONS:
+            for family in tr.FAMILIES:
+                sel = [r for r in recs if r["condition"] == condition and r["family"] == family]
+                s = summarize(sel)
+                rows.append([name, condition, family, *(s[c] for c in cols)])
+        kind_rows.append([name, *(summarize([r for r in recs if r["kind"] == k])["accuracy"]
+                                  for k in kinds)])
+    parts = [
+        f"Trials: {n} per voice family, each in {len(tr.CONDITIONS)} conditions; seed {seed}.",
+        "",
+    ]
+    default = next((r for r in results if r["backend"] != "baseline" and "skipped" not in r),
+                   None)
+    if default is not None:
+        parts += [f"Targets (issue 3) for the default recognizer, {default['backend']}, "
+                  "both voice families pooled:", "",
+                  markdown(["figure", "target", "measured", ""], target_rows(default)), ""]
+    parts += [
+        "All figures per backend, condition and voice family:",
+        "",
+        markdown(["backend", "condition", "voices", *cols], rows),
+        "",
+        "Accuracy by kind of trial (all conditions and voices):",
+        "",
+        markdown(["backend", *kinds], kind_rows),
+        "",
+        "Peak memory (resident, whole worker process) and model load time:",
+        "",
+        markdown(["backend", "peak MB", "load s", "note"], mem_rows),
+    ]
+    return "\n".join(parts)
+
+
+def machine() -> str:
+    """The machine this ran on, one line."""
+    cpu = platform.processor() or "unknown CPU"
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    mem = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 2**30
+    return (f"{cpu}, {os.cpu_count()} cores, {mem:.1f} GiB RAM, Python "
+            f"{platform.python_version()}, {platform.system()} {platform.release()}, "
+            f"{datetime.now(UTC):%Y-%m-%d %H:%M} UTC")
+
+
+@click.command()
+@click.option("--quick", is_flag=True, help="A small run: 4 trials per voice family.")
+@click.option("--trials", "n", type=click.IntRange(1, 1000), default=40, show_default=True,
+              help="Trials per voice family (each in every condition).")
+@click.option("--backends", "names", default=",".join(DEFAULT_BACKENDS), show_default=True,
+              help="Comma-separated backends, the default recognizer first.")
+@click.option("--seed", type=int, default=1, show_default=True)
+@click.option("--out", type=click.Path(dir_okay=False, path_type=Path),
+              help="Also write the report (Markdown) to this file.")
+@click.option("--worker", hidden=True)
+@click.option("--clips", hidden=True, type=click.Path(path_type=Path))
+@click.option("--result", hidden=True, type=click.Path(path_type=Path))
+def main(quick: bool, n: int, names: str, seed: int, out: Path | None, worker: str | None,
+         clips: Path | None, result: Path | None) -> None:
+    """Benchmark the speech referee against its peers on generated calls."""
+    if worker:
+        assert clips is not None and result is not None
+        try:
+            run_worker(worker, clips, result)
+        except ImportError as exc:
+            print(f"{worker}: not installed here ({exc})", file=sys.stderr)
+            sys.exit(UNAVAILABLE)
+        return
+    if quick:
+        n = 4
+    chosen = [x.strip() for x in names.split(",") if x.strip()]
+    started = time.perf_counter()
+    with tempfile.TemporaryDirectory(prefix="referee-bench-") as tmp:
+        work = Path(tmp)
+        build_clips(work, n, seed, backends.RATE)
+        click.echo(f"clips ready in {time.perf_counter() - started:.0f} s", err=True)
+        results = []
+        for name in ["baseline", *chosen]:
+            t = time.perf_counter()
+            results.append(spawn(name, work, work))
+            click.echo(f"{name} done in {time.perf_counter() - t:.0f} s", err=True)
+    text = "\n".join([f"Machine: {machine()}", "", report(results, n, seed), "",
+                      f"Wall time: {time.perf_counter() - started:.0f} s."])
+    click.echo(text)
+    if out is not None:
+        out.write_text(text + "\n")
+
+
+if __name__ == "__main__":
+    main()
