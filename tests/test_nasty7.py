@@ -409,3 +409,4 @@ def test_listen_words_are_the_count_words_and_the_rounds_sound() -> None:
     nasty = make_game("nasty7", FOUR, {"nasty": True})
     match, _ = play([flip(1, "Abby"), say(1.5, "two")], nasty=True)
     assert "quack" in nasty.listen_words(match.state)
+

@@ -190,7 +190,8 @@ class Match(Generic[S]):
 
     Pure: it holds no I/O. ``apply`` is the one way in, and implements
     ``undo`` for every game: an undo removes the last event that had an effect
-    (ticks that ruled nothing are skipped) and rebuilds the state by folding
+    (events that left the state as it was and ruled nothing, and ticks that
+    ruled nothing, are skipped) and rebuilds the state by folding
     the events that remain, then lets the engine adjust it (``on_undo``).
     """
 
@@ -217,8 +218,9 @@ class Match(Generic[S]):
             rulings = self._undo(event)
         else:
             state, rulings = self.game.apply(self.state, event)
+            changed = bool(rulings) or state != self.state
             self.state = state
-            if not (isinstance(event, Tick) and not rulings):
+            if changed and not (isinstance(event, Tick) and not rulings):
                 self.effective.append(event)
         self.clock = event.t
         self._started = True
