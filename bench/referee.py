@@ -360,11 +360,13 @@ def machine() -> str:
 @click.option("--seed", type=int, default=1, show_default=True)
 @click.option("--out", type=click.Path(dir_okay=False, path_type=Path),
               help="Also write the report (Markdown) to this file.")
+@click.option("--keep", type=click.Path(file_okay=False, path_type=Path),
+              help="Keep the clips and per-trial records (JSON) in this folder.")
 @click.option("--worker", hidden=True)
 @click.option("--clips", hidden=True, type=click.Path(path_type=Path))
 @click.option("--result", hidden=True, type=click.Path(path_type=Path))
-def main(quick: bool, n: int, names: str, seed: int, out: Path | None, worker: str | None,
-         clips: Path | None, result: Path | None) -> None:
+def main(quick: bool, n: int, names: str, seed: int, out: Path | None, keep: Path | None,
+         worker: str | None, clips: Path | None, result: Path | None) -> None:
     """Benchmark the speech referee against its peers on generated calls."""
     if worker:
         assert clips is not None and result is not None
@@ -379,7 +381,8 @@ def main(quick: bool, n: int, names: str, seed: int, out: Path | None, worker: s
     chosen = [x.strip() for x in names.split(",") if x.strip()]
     started = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix="referee-bench-") as tmp:
-        work = Path(tmp)
+        work = Path(tmp) if keep is None else keep
+        work.mkdir(parents=True, exist_ok=True)
         build_clips(work, n, seed, backends.RATE)
         click.echo(f"clips ready in {time.perf_counter() - started:.0f} s", err=True)
         results = []
