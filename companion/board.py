@@ -170,6 +170,9 @@ class Board:
         self.status_led = LED(pinout.status_led, pin_factory=pin_factory)
         self.status = Status.OFF
         self.turn: int | None = None
+        self._led_lock = threading.Lock()  # gpiozero's blink is not safe to race
+        self._blink_until = [0.0] * len(self.leds)
+        self._closed = False
 
     # -- inputs ----------------------------------------------------------------
 
@@ -225,43 +228,57 @@ class Board:
     # -- outputs ---------------------------------------------------------------
 
     def show_turn(self, seat: int | None) -> None:
-        """Light the LED of ``seat`` (the player to play) and no other."""
-        self.turn = seat
-        for i, led in enumerate(self.leds):
-            if i == seat:
-                led.on()
-            else:
-                led.off()
+        """Light the LED of ``seat`` (the player to play) and no other; an
+        LED blinking for a mistake finishes its blink first."""
+        with self._led_lock:
+            self.turn = seat
+            now = time.monotonic()
+            for i, led in enumerate(self.leds):
+                if self._blink_until[i] > now:
+                    continue
+                if i == seat:
+                    led.on()
+                else:
+                    led.off()
 
     def blink_offender(self, seat: int, *, times: int = 6, on_time: float = 0.15) -> None:
         """Blink ``seat``'s LED ``times`` times (``on_time`` seconds on and
         off), in the background; then show the turn again."""
-        led = self.leds[seat]
+        duration = 2 * on_time * times
+        with self._led_lock:
+            self._blink_until[seat] = time.monotonic() + duration
+            self.leds[seat].blink(on_time=on_time, off_time=on_time, n=times, background=True)
+        timer = threading.Timer(duration + 0.05, self._after_blink, args=(seat,))
+        timer.daemon = True
+        timer.start()
 
-        def run() -> None:
-            led.blink(on_time=on_time, off_time=on_time, n=times, background=False)
+    def _after_blink(self, seat: int) -> None:
+        with self._led_lock:
+            if self._blink_until[seat] > time.monotonic() or self._closed:
+                return
             if self.turn == seat:
-                led.on()
-
-        threading.Thread(target=run, name=f"blink-seat-{seat}", daemon=True).start()
+                self.leds[seat].on()
 
     def show_status(self, status: Status) -> None:
         """Set the status LED: steady when listening, a fast blink while
         speaking, a slow blink for a fault, dark when off."""
-        if status == self.status:
-            return
-        self.status = status
-        led = self.status_led
-        if status is Status.LISTENING:
-            led.on()
-        elif status is Status.SPEAKING:
-            led.blink(on_time=0.1, off_time=0.1, background=True)
-        elif status is Status.FAULT:
-            led.blink(on_time=0.5, off_time=1.0, background=True)
-        else:
-            led.off()
+        with self._led_lock:
+            if status == self.status or self._closed:
+                return
+            self.status = status
+            led = self.status_led
+            if status is Status.LISTENING:
+                led.on()
+            elif status is Status.SPEAKING:
+                led.blink(on_time=0.1, off_time=0.1, background=True)
+            elif status is Status.FAULT:
+                led.blink(on_time=0.5, off_time=1.0, background=True)
+            else:
+                led.off()
 
     def close(self) -> None:
         """Release every pin (LEDs off)."""
+        with self._led_lock:
+            self._closed = True
         for device in (*self.buttons, *self.leds, self.status_led):
             device.close()

@@ -3,10 +3,14 @@
 ALSA's ``file`` PCM plugin reads capture data from ``infile`` and writes
 playback data to ``file``, over a ``null`` slave that takes and gives any
 amount at once (so it runs faster than real time; times must come from sample
-counts). ``use_file_device`` writes an ALSA configuration that makes such a
-device ALSA's ``default`` and points ``ALSA_CONFIG_PATH`` at it, then restarts
-PortAudio so sounddevice sees it. Tests and the bench use it to drive the real
-sounddevice input and output paths on a machine with no sound card.
+counts). With ``truncate false`` the plugin never overwrites: each playback
+stream opened after the first writes a new file (``played.raw.0001``, ...),
+and ``FileDevice.played`` joins them in order. ``use_file_device`` writes an
+ALSA configuration that makes such a pair (an ``asym`` of a capture device
+reading the recording and a playback device writing a file) ALSA's
+``default``, points ``ALSA_CONFIG_PATH`` at it, then restarts PortAudio so
+sounddevice sees it. Tests and the bench use it to drive the real sounddevice
+input and output paths on a machine with no sound card.
 
 The plugin reads ``infile`` as raw samples (no WAV header) and, past its end,
 returns stale buffer contents: give it a recording with enough trailing
@@ -26,9 +30,21 @@ import numpy as np
 
 CONFIG = """\
 pcm.!default {{
+    type asym
+    playback.pcm "companion_speaker"
+    capture.pcm "companion_microphone"
+}}
+pcm.companion_speaker {{
     type file
     slave.pcm "null"
     file "{outfile}"
+    format "raw"
+    truncate false
+}}
+pcm.companion_microphone {{
+    type file
+    slave.pcm "null"
+    file "/dev/null"
     infile "{infile}"
     format "raw"
 }}
@@ -49,11 +65,19 @@ class FileDevice:
     rate: int
     frames: int
 
+    def streams(self) -> list[np.ndarray]:
+        """The int16 samples each playback stream wrote, in the order opened
+        (a stream's last buffer is padded with silence)."""
+        files = sorted(self.outfile.parent.glob(self.outfile.name + "*"),
+                       key=lambda p: (len(p.name), p.name))
+        parts = [np.fromfile(p, dtype="<i2") for p in files]
+        return [p for p in parts if len(p)]  # device probes open without playing
+
     def played(self) -> np.ndarray:
-        """The int16 samples written to the speaker so far."""
-        if not self.outfile.exists():
-            return np.zeros(0, dtype=np.int16)
-        return np.fromfile(self.outfile, dtype="<i2")
+        """The int16 samples written to the speaker so far, every stream's
+        file joined in the order written."""
+        parts = self.streams()
+        return np.concatenate(parts) if parts else np.zeros(0, dtype=np.int16)
 
 
 def write_raw_input(wav_path: Path | None, raw_path: Path, rate: int, *,

@@ -17,7 +17,8 @@ An unplugged microphone: the stream stops delivering. ``check()`` (called
 by the table loop every tick) notices that the stream is inactive or silent
 for ``STALL_S`` seconds, closes it, reports ``"lost"``, and then tries to
 reopen the same device every ``RETRY_S`` seconds, reporting ``"back"`` when
-that works.
+that works. ``use_device`` (the control page's setting) switches devices the
+same way (``"switched"``). A reopened stream starts again at sample 0.
 """
 
 from __future__ import annotations
@@ -52,7 +53,7 @@ QUEUE_BLOCKS = 400
 """Blocks the queue holds (20 s); a consumer further behind loses blocks (counted)."""
 
 Clock = Callable[[], float]
-DeviceEvent = Literal["lost", "back"]
+DeviceEvent = Literal["lost", "back", "switched"]
 
 
 @dataclass(frozen=True)
@@ -95,6 +96,13 @@ def find_input(device: int | str | None = None,
     return device, rate, str(info["name"])
 
 
+def sd_callback_stop() -> BaseException:
+    """sounddevice's exception that ends a stream from its callback."""
+    import sounddevice as sd
+
+    return sd.CallbackStop()
+
+
 class Microphone:
     """A microphone stream delivering ``Block``s on the table clock.
 
@@ -104,11 +112,14 @@ class Microphone:
     overflows), ``dropped`` (blocks lost because the consumer was behind).
     ``origin``: the table time of sample 0, if known (a recording played as
     the microphone); None takes it from the clock at the first block.
-    ``queue_blocks``: how many blocks may wait for the consumer."""
+    ``queue_blocks``: how many blocks may wait for the consumer.
+    ``max_frames``: stop after this many samples (a recording played as the
+    microphone); ``finished`` is then True and the stream is not "lost"."""
 
     def __init__(self, device: int | str | None = None, *, clock: Clock = time.monotonic,
                  rate: int | None = None, block_s: float = BLOCK_S,
-                 origin: float | None = None, queue_blocks: int = QUEUE_BLOCKS) -> None:
+                 origin: float | None = None, queue_blocks: int = QUEUE_BLOCKS,
+                 max_frames: int | None = None) -> None:
         self.device = device
         self.clock = clock
         self.forced_rate = rate
@@ -119,13 +130,33 @@ class Microphone:
         self.dropped = 0
         self.samples_seen = 0
         self.lost = False
+        self.finished = False
+        self.max_frames = max_frames
         self._queue: queue.Queue[Block] = queue.Queue(maxsize=queue_blocks)
         self._fixed_origin = origin
         self._stream: Any = None
         self._origin: float | None = None
         self._last_block_at: float | None = None
         self._next_retry = 0.0
+        self._switch = False
+        self._latest: np.ndarray | None = None
         self._lock = threading.Lock()
+
+    @property
+    def level_db(self) -> float | None:
+        """The level of the latest block in dBFS (RMS against full scale,
+        32768), or None before the first block."""
+        latest = self._latest
+        if latest is None or not len(latest):
+            return None
+        rms = float(np.sqrt(np.mean(latest.astype(np.float64) ** 2)))
+        return 20.0 * float(np.log10(max(rms, 1e-3) / 32768.0))
+
+    def use_device(self, device: int | str | None) -> None:
+        """Switch to another input device (from any thread); the next
+        ``check()`` reopens the stream on it and reports ``"switched"``."""
+        self.device = device
+        self._switch = True
 
     # -- the stream --------------------------------------------------------------
 
@@ -161,14 +192,22 @@ class Microphone:
                 self.overflows += 1
             latency = float(self._stream.latency) if self._stream is not None else 0.0
             self._origin = now - latency - (self.samples_seen + frames) / self.rate
-        block = Block(samples=indata[:, 0].copy(), rate=self.rate, index=self.samples_seen,
+        samples = indata[:, 0].copy()
+        last = False
+        if self.max_frames is not None and self.samples_seen + frames >= self.max_frames:
+            samples, last = samples[:max(0, self.max_frames - self.samples_seen)], True
+        block = Block(samples=samples, rate=self.rate, index=self.samples_seen,
                       t=self._origin + self.samples_seen / self.rate)
-        self.samples_seen += frames
+        self.samples_seen += len(samples)
         self._last_block_at = now
+        self._latest = samples
         try:
             self._queue.put_nowait(block)
         except queue.Full:
             self.dropped += 1
+        if last:
+            self.finished = True
+            raise sd_callback_stop()
 
     def blocks(self, timeout: float = 0.0) -> Iterator[Block]:
         """The blocks captured so far, oldest first; waits up to ``timeout``
@@ -188,6 +227,19 @@ class Microphone:
         stream has stopped or been silent ``STALL_S`` seconds, ``"back"`` once
         when a reopen works, else None."""
         now = self.clock()
+        if self.finished:
+            return None
+        if self._switch:
+            self._switch = False
+            self._close_stream()
+            try:
+                self.open()
+            except AudioDeviceError as exc:
+                log.warning("switching the microphone failed: %s", exc)
+                self.lost = True
+                self._next_retry = now + RETRY_S
+                return "lost"
+            return "switched"
         if not self.lost:
             stream = self._stream
             stalled = self._last_block_at is not None and now - self._last_block_at > STALL_S

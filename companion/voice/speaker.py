@@ -171,6 +171,18 @@ class Speaker:
             self._cond.notify()
         return utterance
 
+    def wait_idle(self, timeout: float | None = None) -> bool:
+        """Wait until nothing is queued or playing (at most ``timeout``
+        seconds); return whether the speaker is idle."""
+        deadline = None if timeout is None else time.monotonic() + timeout
+        with self._cond:
+            while self._queue or self._current is not None:
+                left = None if deadline is None else deadline - time.monotonic()
+                if left is not None and left <= 0:
+                    return False
+                self._cond.wait(0.02 if left is None else min(left, 0.02))
+            return True
+
     def close(self, timeout: float | None = None) -> None:
         """Speak what is queued, then stop the worker (waits up to ``timeout``
         seconds; None waits for the queue to drain)."""

@@ -92,6 +92,11 @@ def render_wav(text: str, path: Path, pack: VoicePack, *,
         engine.save_to_file(spoken, str(path))
         try:
             engine.runAndWait()
+            # espeak-ng delivers its last callbacks on its own thread; wait for
+            # them, or they end the next file early (a truncated, silent WAV).
+            from pyttsx3.drivers import _espeak
+
+            _espeak.Synchronize()
         except RuntimeError as exc:
             raise SpeechOutputError(f"espeak-ng failed on {spoken!r}: {exc}") from None
     if not path.exists():

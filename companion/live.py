@@ -1,0 +1,554 @@
+"""The live table loop: buttons, page, microphone and time, merged in time order.
+
+Every input becomes an item with a time ``t`` on the table clock: a button
+press (its edge), a page event (when it arrived), words heard (their onset),
+and periodic ``tick``s. The engine must see events in non-decreasing ``t``,
+but the inputs arrive late by different amounts: a press is known only when
+the button is released, and words only once the recognizer has closed the
+utterance. So items wait in a heap until the **watermark** (the earliest
+time at which any input might still produce an item) has passed them:
+
+* buttons: the edge of a press still held down (``Board.pending_since``);
+* the recognizer: the onset of the utterance it is hearing, or, between
+  utterances, the audio fed so far minus how far back an onset can be placed;
+* a flip of a physical card waiting for its kind from the tap pad;
+* the clock itself (``now``).
+
+An item older than ``max_hold`` seconds is released anyway (a stuck source
+must not stop the table); if the table has moved past it, its ``t`` is
+raised to the table's clock. Presses are released only ``TIE_S`` after their
+edge, so every tie partner is known and grouped (``board.group_presses``).
+
+``LiveHub`` is the ``Hub`` the page talks to: its ``submit`` queues page
+events into the same order (waiting for the result), and it carries the
+optional parts the page looks for (``now``, ``press``, ``pending_press``,
+``buttons``/``assign_buttons``, ``microphone``, ``recognizer``, ``speaker``).
+
+Outputs: each ruling is spoken (``Priority.RULING``), the current player's
+LED is lit, an offender's LED blinks, the status LED shows listening,
+speaking or fault, and in virtual-deck mode the flipped card is spoken.
+Words whose onset falls while the companion speaks are not judged.
+
+Speech checking off (no microphone, or it was unplugged): The Nasty 7's
+engine would rule every call a hesitation, so each flip is followed by a
+``say`` with no words and confidence 0 at the flip's time: the call counts as
+made but unheard (it can never be a mistake; an accusation is ruled unheard).
+"""
+
+from __future__ import annotations
+
+import heapq
+import itertools
+import logging
+import math
+import queue
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import msgspec
+
+from companion.board import TIE_S, Board, BoardInput, Hold, Press, Status
+from companion.errors import EventError
+from companion.events import Event, Say, Tick
+from companion.hub import Hub
+from companion.presses import PendingFlip, press_events
+from companion.rulings import Ruling, Scores
+from companion.store import Store
+from companion.table import Table
+from companion.voice.pack import VoicePack
+from companion.voice.phrases import sentence
+
+log = logging.getLogger(__name__)
+
+TICK_S = 0.1
+"""Seconds between ticks (timeouts are ruled at most this late)."""
+
+MAX_HOLD_S = 2.0
+"""Seconds an item may wait for the watermark before it is released anyway."""
+
+PENDING_FLIP_S = 10.0
+"""Seconds a press waits for its card's kind from the tap pad (physical deck)."""
+
+PAGE_WAIT_S = 5.0
+"""Seconds a page request waits for its event to be applied."""
+
+Clock = Callable[[], float]
+
+
+@dataclass(order=True)
+class _Item:
+    t: float
+    seq: int
+    arrived: float = field(compare=False)
+    event: Event | None = field(compare=False, default=None)
+    player: str | None = field(compare=False, default=None)  # a press
+    done: threading.Event | None = field(compare=False, default=None)
+    result: list[Ruling] | BaseException | None = field(compare=False, default=None)
+
+
+class LiveHub(Hub):
+    """A ``Hub`` whose events are applied in time order by a ``LiveTable``.
+
+    ``clock``: the table clock (seconds, monotonic). Until a ``LiveTable``
+    runs, ``submit`` applies at once, as the plain ``Hub`` does."""
+
+    def __init__(self, store: Store, pack: VoicePack | None = None, *,
+                 clock: Clock = time.monotonic) -> None:
+        super().__init__(store, pack)
+        self.clock = clock
+        self.pending_press: tuple[str, float] | None = None
+        self.buttons: dict[str, int] = {}
+        self.microphone: Any = None
+        self.recognizer: Any = None
+        self.speaker: Any = None
+        self.live: LiveTable | None = None
+
+    def now(self) -> float:
+        """The table clock, seconds."""
+        return self.clock()
+
+    def apply(self, event: Event) -> list[Ruling]:
+        """Apply ``event`` at once (the loop's way in)."""
+        return super().submit(event)
+
+    def submit(self, event: Event) -> list[Ruling]:
+        """Apply ``event`` in time order with the other inputs; wait for its
+        rulings. Raises what ``Table.submit`` raises."""
+        live = self.live
+        if live is None or live.on_loop_thread():
+            return self.apply(event)
+        return live.submit_and_wait(event)
+
+    def press(self, player: str, t: float) -> list[Ruling]:
+        """A virtual button press from the page, judged as a real one."""
+        if self.live is not None:
+            self.live.press(player, t)
+        return []
+
+    def assign_buttons(self, mapping: dict[str, int]) -> None:
+        """Which button (1-based seat number) each player holds."""
+        self.buttons = dict(mapping)
+
+
+class LiveTable:
+    """The loop that feeds a ``LiveHub`` from the board, the microphone and
+    the page, and drives the speaker and the LEDs.
+
+    ``board``, ``microphone``, ``speaker`` may each be None (no pins, speech
+    checking off, silent). ``listener_for(rate)`` makes a recognizer stream
+    (``companion.referee.stream.Listener``) for a microphone at ``rate`` Hz.
+    ``notify``: called with sd_notify strings (``READY=1``, ``WATCHDOG=1``).
+    ``on_ruling``: called with each ruling and its sentence (to print), and
+    with None and the sentence of each announcement (microphone news, the
+    card flipped in virtual-deck mode)."""
+
+    def __init__(self, hub: LiveHub, *, board: Board | None = None,
+                 microphone: Any = None, listener_for: Callable[[int], Any] | None = None,
+                 speaker: Any = None, notify: Callable[[str], None] | None = None,
+                 on_ruling: Callable[[Ruling | None, str], None] | None = None,
+                 tick_s: float = TICK_S, max_hold: float = MAX_HOLD_S) -> None:
+        self.hub = hub
+        self.clock = hub.clock
+        self.board = board
+        self.microphone = microphone
+        self.listener_for = listener_for
+        self.listener: Any = None
+        self.speaker = speaker
+        self.notify = notify or (lambda _s: None)
+        self.on_ruling = on_ruling or (lambda _r, _s: None)
+        self.tick_s = tick_s
+        self.max_hold = max_hold
+        self.ignored_while_speaking = 0
+        self.errors: list[str] = []
+        self._heap: list[_Item] = []
+        self._seq = itertools.count()
+        self._lock = threading.Lock()
+        self._wake = threading.Event()
+        self._inputs: queue.SimpleQueue[BoardInput] = queue.SimpleQueue()
+        self._pending_flip: tuple[PendingFlip, float] | None = None
+        self._vocabulary: tuple[str, ...] = ()
+        self._audio_done = False
+        self._last_tick = -math.inf
+        self._last_watchdog = -math.inf
+        self._thread: threading.Thread | None = None
+        self._stop = threading.Event()
+        hub.speaker = speaker
+        hub.microphone = microphone
+        hub.live = self
+        if board is not None:
+            board.on_input = self._board_input
+        if microphone is not None and listener_for is not None and microphone.rate:
+            self.listener = listener_for(microphone.rate)
+            hub.recognizer = getattr(self.listener, "recognizer", None)
+            self._set_vocabulary()
+        hub.subscribe(self._after_event)
+
+    @property
+    def speech_checking(self) -> bool:
+        """Whether calls are heard and judged (a microphone is working)."""
+        return self.listener is not None and not getattr(self.microphone, "lost", True)
+
+    def _audio_pending(self) -> bool:
+        return self.listener is not None and not self._audio_done
+
+    # -- inputs from other threads ---------------------------------------------------
+
+    def on_loop_thread(self) -> bool:
+        """Whether the caller is the loop's own thread."""
+        return self._thread is not None and threading.current_thread() is self._thread
+
+    def _push(self, item: _Item) -> None:
+        with self._lock:
+            heapq.heappush(self._heap, item)
+        self._wake.set()
+
+    def _board_input(self, what: BoardInput) -> None:
+        self._inputs.put(what)
+        self._wake.set()
+
+    def press(self, player: str, t: float) -> None:
+        """A press by ``player`` (a name) whose edge was at ``t``."""
+        self._push(_Item(t=t, seq=next(self._seq), arrived=self.clock(), player=player))
+
+    def submit_and_wait(self, event: Event) -> list[Ruling]:
+        """Queue a page event, wait until the loop applied it; return its
+        rulings or raise its error. A flip tapped on the pad while a button
+        press waits for its card takes the press's time."""
+        pending = self._pending_flip
+        player = getattr(event, "player", None)
+        if event.type == "flip" and pending is not None and player == pending[0].player:
+            event = msgspec.structs.replace(event, t=pending[0].t)
+            self._pending_flip = None
+            self.hub.pending_press = None
+        item = _Item(t=event.t, seq=next(self._seq), arrived=self.clock(), event=event,
+                     done=threading.Event())
+        self._push(item)
+        assert item.done is not None
+        if not item.done.wait(PAGE_WAIT_S):
+            raise EventError("the table did not take the event in time", field="t")
+        if isinstance(item.result, BaseException):
+            raise item.result
+        return list(item.result or [])
+
+    # -- the loop -------------------------------------------------------------------------
+
+    def start(self) -> None:
+        """Run the loop on its own thread; ``READY=1`` is notified once it runs."""
+        self._thread = threading.Thread(target=self._run, name="companion-table", daemon=True)
+        self._thread.start()
+
+    def _run(self) -> None:
+        self.notify("READY=1")
+        while not self._stop.is_set():
+            try:
+                self.step()
+            except Exception as exc:  # one bad input must not stop the table
+                log.exception("table loop step failed")
+                self.errors.append(str(exc))
+            self._wake.wait(0.02)
+            self._wake.clear()
+
+    def stop(self, timeout: float = 5.0) -> None:
+        """Stop the loop (the log is written event by event: nothing to flush)."""
+        self._stop.set()
+        self._wake.set()
+        if self._thread is not None:
+            self._thread.join(timeout)
+        self.hub.live = None
+
+    def step(self) -> int:
+        """One round of the loop: take inputs, release what the watermark
+        allows, tick. Returns how many items were applied."""
+        now = self.clock()
+        self._take_board_inputs()
+        self._take_audio(now)
+        applied = self._release(now)
+        self._tick(now)
+        self._show_status()
+        if now - self._last_watchdog >= 1.0:
+            self._last_watchdog = now
+            self.notify("WATCHDOG=1")
+        return applied
+
+    def _take_board_inputs(self) -> None:
+        while True:
+            try:
+                what = self._inputs.get_nowait()
+            except queue.Empty:
+                return
+            name = self._player_at(what.seat)
+            if name is None:
+                continue
+            if isinstance(what, Press):
+                self.press(name, what.t)
+            elif isinstance(what, Hold):
+                self._say_scores(what.t)
+
+    def _player_at(self, seat: int) -> str | None:
+        table = self.hub.table
+        if table is None:
+            return None
+        for name, number in self.hub.buttons.items():
+            if number - 1 == seat:
+                return name
+        assigned = set(self.hub.buttons.values())
+        players = table.game.players
+        if seat < len(players) and (seat + 1) not in assigned and \
+                players[seat] not in self.hub.buttons:
+            return players[seat]
+        return None
+
+    def _seat_of(self, player: str) -> int | None:
+        table = self.hub.table
+        if player in self.hub.buttons:
+            return self.hub.buttons[player] - 1
+        if table is not None and player in table.game.players:
+            return table.game.players.index(player)
+        return None
+
+    # -- audio ------------------------------------------------------------------------------
+
+    def _take_audio(self, now: float) -> None:
+        mic = self.microphone
+        if mic is None:
+            return
+        change = mic.check()
+        if change == "lost":
+            self.listener = None
+            self._announce("The microphone is unplugged. Calls are not checked until it is back.")
+        elif change in ("back", "switched") and self.listener_for is not None:
+            self.listener = self.listener_for(mic.rate)
+            self._vocabulary = ()
+            self._set_vocabulary()
+            if change == "back":
+                self._announce("The microphone is back. Calls are checked again.")
+        listener = self.listener
+        if listener is None or self._audio_done:
+            return
+        for block in mic.blocks():
+            for heard in listener.feed(block.samples, block.t):
+                self._heard(heard)
+        if getattr(mic, "finished", False) and mic._queue.empty():
+            for heard in listener.flush():
+                self._heard(heard)
+            self._audio_done = True  # the recording is over: nothing more to wait for
+
+    def _heard(self, heard: Any) -> None:
+        say = heard.to_say()
+        speaker = self.speaker
+        if speaker is not None and speaker.speaking.overlaps(say.t):
+            self.ignored_while_speaking += 1
+            log.info("ignored %r: the companion was speaking at %.2f", say.text, say.t)
+            return
+        self._push(_Item(t=say.t, seq=next(self._seq), arrived=self.clock(), event=say))
+
+    def _audio_watermark(self) -> float:
+        listener = self.listener
+        if listener is None or not self._audio_pending():
+            return math.inf
+        seg = listener.segmenter
+        if seg.in_speech:
+            # The open utterance's first kept sample: its onset is no earlier.
+            start = getattr(seg, "_start", None)
+            if isinstance(start, int):
+                return float(listener.time_of(start))
+            return float(listener.time_of(seg.position)) - seg.settings.max_length
+        s = seg.settings
+        # An utterance not yet opened may place its onset this far back.
+        back = s.start_window * 0.01 + s.backtrack_max + 0.01
+        return float(listener.time_of(seg.position)) - back
+
+    def watermark(self, now: float | None = None) -> float:
+        """The earliest time an input may still produce an item at."""
+        marks = [self.clock() if now is None else now, self._audio_watermark()]
+        if self.board is not None:
+            pending = self.board.pending_since()
+            if pending is not None:
+                marks.append(pending)
+        if self._pending_flip is not None:
+            marks.append(self._pending_flip[0].t)
+        return min(marks)
+
+    # -- releasing items in order ------------------------------------------------------
+
+    def _release(self, now: float) -> int:
+        self._expire_pending_flip(now)
+        applied = 0
+        while True:
+            mark = self.watermark(now)
+            with self._lock:
+                if not self._heap:
+                    return applied
+                item = self._heap[0]
+                need = item.t + (TIE_S if item.player is not None else 0.0)
+                if need > mark and (now - item.arrived < self.max_hold or item.t > now):
+                    return applied
+                heapq.heappop(self._heap)
+                group = [item]
+                if item.player is not None:
+                    while self._heap and self._heap[0].player is not None \
+                            and self._heap[0].t - item.t < TIE_S:
+                        group.append(heapq.heappop(self._heap))
+            if item.player is not None:
+                self._apply_presses(group)
+            else:
+                self._apply_item(item)
+            applied += 1
+
+    def _expire_pending_flip(self, now: float) -> None:
+        pending = self._pending_flip
+        if pending is not None and now >= pending[1]:
+            self._pending_flip = None
+            self.hub.pending_press = None
+            self._announce(f"No card was tapped for {pending[0].player}'s press; it is ignored.")
+
+    def _at_table_clock(self, event: Event) -> Event:
+        table = self.hub.table
+        if table is not None and event.t < table.match.clock:
+            return msgspec.structs.replace(event, t=table.match.clock)
+        return event
+
+    def _apply_item(self, item: _Item) -> None:
+        assert item.event is not None
+        try:
+            item.result = self._apply(item.event, quiet=item.done is not None)
+        except BaseException as exc:
+            item.result = exc
+        finally:
+            if item.done is not None:
+                item.done.set()
+
+    def _apply(self, event: Event, *, quiet: bool = False) -> list[Ruling]:
+        event = self._at_table_clock(event)
+        try:
+            return self.hub.apply(event)
+        except EventError as exc:
+            if quiet:
+                raise
+            log.info("the table refused %s at %.3f: %s", event.type, event.t, exc)
+            return []
+
+    def _apply_presses(self, group: list[_Item]) -> None:
+        table = self.hub.table
+        if table is None:
+            return
+        t = group[0].t
+        players = list(dict.fromkeys(i.player for i in group if i.player is not None))
+        view = table.game.view(table.state)
+        for meaning in press_events(table.game, view, players, t):
+            if isinstance(meaning, PendingFlip):
+                self._pending_flip = (meaning, self.clock() + PENDING_FLIP_S)
+                self.hub.pending_press = (meaning.player, meaning.t)
+                continue
+            try:
+                event = table.game.parse_event(meaning)
+            except EventError as exc:
+                log.info("a press meant %r, refused: %s", meaning, exc)
+                continue
+            self._apply(event)
+
+    def _tick(self, now: float) -> None:
+        table = self.hub.table
+        if table is None or now - self._last_tick < self.tick_s:
+            return
+        self._last_tick = now
+        t = min(now, self.watermark(now))
+        with self._lock:
+            if self._heap:
+                t = min(t, self._heap[0].t)
+        if t > table.match.clock:
+            self._apply(Tick(t=max(t, 0.0)))
+
+    # -- outputs -----------------------------------------------------------------------------
+
+    def _after_event(self, table: Table, event: Event | None, rulings: list[Ruling]) -> None:
+        pack = self.hub.pack
+        for ruling in rulings:
+            line = sentence(ruling, pack)
+            self.on_ruling(ruling, line)
+            if line and self.speaker is not None:
+                from companion.voice.speaker import Priority
+
+                self.speaker.say(line, Priority.RULING)
+            offender = getattr(ruling, "player", None)
+            if ruling.type == "mistake" and isinstance(offender, str) and self.board:
+                seat = self._seat_of(offender)
+                if seat is not None and seat < len(self.board.leds):
+                    self.board.blink_offender(seat)
+        view = table.game.view(table.state)
+        if self.board is not None:
+            turn = view.get("turn") if not view.get("winner") else None
+            seat = self._seat_of(turn) if isinstance(turn, str) else None
+            self.board.show_turn(seat if seat is not None and seat < len(self.board.leds)
+                                 else None)
+        if event is not None and event.type == "flip":
+            self._after_flip(table, event, view)
+        self._set_vocabulary()
+
+    def _after_flip(self, table: Table, event: Event, view: dict[str, Any]) -> None:
+        call = view.get("call") or {}
+        if getattr(event, "card", "x") is None and call.get("player") == event.player:
+            card = str(call.get("card", ""))
+            words = self.hub.pack.phrases.get(f"card.{card}") or card.replace("_", " ")
+            self._announce(words)
+        if not self.speech_checking and call.get("player") == getattr(event, "player", None) \
+                and call.get("status") == "pending":
+            # Speech checking off: the call counts as made, unheard (see above).
+            self._apply(Say(t=event.t, text="", confidence=0.0))
+
+    def _set_vocabulary(self) -> None:
+        listener, table = self.listener, self.hub.table
+        if listener is None or table is None:
+            return
+        words = tuple(table.game.listen_words(table.state))
+        if words and words != self._vocabulary:
+            self._vocabulary = words
+            listener.set_vocabulary(list(words))
+
+    def _announce(self, text: str) -> None:
+        log.info("announce: %s", text)
+        self.on_ruling(None, text)
+        if self.speaker is not None:
+            from companion.voice.speaker import Priority
+
+            self.speaker.say(text, Priority.NOTICE)
+
+    def _say_scores(self, t: float) -> None:
+        table = self.hub.table
+        if table is None:
+            return
+        view = table.game.view(table.state)
+        scores: dict[str, int] = {}
+        label = "cards"
+        for entry in view.get("players", []):
+            if not isinstance(entry, dict) or "name" not in entry:
+                continue
+            for key in ("stack", "hand", "cards", "lives", "points", "score", "total"):
+                if isinstance(entry.get(key), int) and not isinstance(entry.get(key), bool):
+                    scores[str(entry["name"])] = int(entry[key])
+                    label = key
+                    break
+        if not scores:
+            return
+        ruling = Scores(t=t, scores=scores, label=label)
+        line = sentence(ruling, self.hub.pack)
+        self.on_ruling(ruling, line)
+        if line and self.speaker is not None:
+            from companion.voice.speaker import Priority
+
+            self.speaker.say(line, Priority.NOTICE)
+
+    def _show_status(self) -> None:
+        board = self.board
+        if board is None:
+            return
+        speaker = self.speaker
+        if speaker is not None and speaker.speaking.is_speaking():
+            board.show_status(Status.SPEAKING)
+        elif not self.speech_checking or (speaker is not None and not speaker.available):
+            board.show_status(Status.FAULT)
+        else:
+            board.show_status(Status.LISTENING)

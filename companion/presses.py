@@ -1,0 +1,94 @@
+"""What a button press means in each game (pure: no pins, no clock).
+
+``press_events(game, view, players, t, physical_deck)`` turns one group of
+presses (the earliest group of ``board.group_presses``: one press, or a tie
+within 1 ms) into the game's events, from the table as it stands when the
+presses are applied:
+
+* The Nasty 7 (``rules/nasty7.md``): the player whose turn it is flips; with
+  the virtual deck that is a ``flip`` without a card (the engine turns the
+  top card of their virtual stack). With a physical deck the card's kind
+  comes from the control page's tap pad, so the press is returned as a
+  ``PendingFlip`` for the table loop to complete. Anyone else accuses the last
+  caller; tied accusers accuse together (``accuse`` with every name), and
+  they are applied before a tied flip (the accusation is about the call
+  before it). The last caller's own press accuses nobody and is ignored.
+* Cheat (``rules/cheat.md``): the player whose turn it is puts cards down
+  (a ``claim`` whose count and rank come from speech); anyone else calls
+  cheat (``challenge``). Tied challengers get the same ``t``, which the
+  engine rules as a tie.
+* Other games: the control page's panel decides (``companion.web.panels``),
+  when it has a press handler; otherwise the press means nothing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from companion.games.base import Game
+
+
+@dataclass(frozen=True)
+class PendingFlip:
+    """A flip of a physical card by ``player`` at ``t``, waiting for its kind
+    from the tap pad."""
+
+    player: str
+    t: float
+
+
+Meaning = dict[str, Any] | PendingFlip
+"""An event as its JSON object (``t`` included), or a flip awaiting its card."""
+
+
+def _turn(view: dict[str, Any]) -> str | None:
+    turn = view.get("turn")
+    return turn if isinstance(turn, str) else None
+
+
+def _nasty7(view: dict[str, Any], players: Sequence[str], t: float,
+            virtual_deck: bool) -> list[Meaning]:
+    turn = _turn(view)
+    call = view.get("call") or {}
+    caller = call.get("player") if isinstance(call, dict) else None
+    accusers = [p for p in players if p != turn and p != caller]
+    out: list[Meaning] = []
+    if accusers and call:
+        out.append({"type": "accuse", "t": t, "by": accusers})
+    if turn in players:
+        assert turn is not None
+        out.append({"type": "flip", "t": t, "player": turn} if virtual_deck
+                   else PendingFlip(player=turn, t=t))
+    return out
+
+
+def _cheat(view: dict[str, Any], players: Sequence[str], t: float) -> list[Meaning]:
+    turn = _turn(view)
+    out: list[Meaning] = [{"type": "challenge", "t": t, "player": p}
+                          for p in players if p != turn]
+    if turn in players:
+        out.append({"type": "claim", "t": t, "player": turn})
+    return out
+
+
+def press_events(game: Game[Any], view: dict[str, Any], players: Sequence[str],
+                 t: float) -> list[Meaning]:
+    """The events a group of tied presses by ``players`` (names) at ``t``
+    stands for, given the game's ``view`` of the table now. Empty when the
+    presses mean nothing now (the game is over, the last caller's own press)."""
+    if view.get("winner"):
+        return []
+    if game.name == "nasty7":
+        return _nasty7(view, players, t, bool(getattr(game.options, "virtual_deck", False)))
+    if game.name == "cheat":
+        return _cheat(view, players, t)
+    try:
+        from companion.web.panels import panel_for
+    except ImportError:  # the page is optional
+        return []
+    panel = panel_for(game.name)
+    if panel.press is None:
+        return []
+    return [{**panel.press(p, view), "t": t} for p in players]

@@ -1,0 +1,170 @@
+"""A short game of The Nasty 7 at the live table, end to end.
+
+Real parts: gpiozero's MockFactory pins (this machine has no GPIO), the
+sounddevice input and output paths through an ALSA ``file`` device (no sound
+card: the calls are a WAV of espeak-ng speech fed as the microphone, and the
+spoken rulings are written to a file), pocketsphinx with the live grammar,
+the SQLite log and the engine. The table clock is a value the test moves
+forward (``TableClock``) so that presses land at chosen times against the
+recording's sample-count times; ALSA's file device delivers the recording
+faster than real time.
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+from gpiozero.pins.mock import MockFactory
+
+from companion.audio import synth
+from companion.audio.alsa_file import use_file_device
+from companion.audio.microphone import Microphone
+from companion.board import Board
+from companion.live import LiveHub, LiveTable
+from companion.pinout import load_pinout
+from companion.referee.recognizer import open_recognizer
+from companion.referee.stream import Listener
+from companion.rulings import Ruling
+from companion.store import Store
+from companion.voice.pack import load_pack
+from companion.voice.speaker import Speaker, find_output
+from companion.voice.synth import SYNTH_RATE_HZ
+
+pytestmark = pytest.mark.slow
+
+RATE = 16000
+CALLS = [(1.8, "one"), (3.8, "three"), (5.8, "one"), (7.8, "two")]
+"""(onset in seconds, word) of each call in the recording."""
+
+
+class TableClock:
+    def __init__(self) -> None:
+        self.now = 0.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def _recording(path: Path) -> Path:
+    import wave
+
+    voice = synth.VoiceSpec("espeak-ng", "en-us", 1.0, 50)
+    maker = synth.Synth()
+    clip = synth.place([(t, maker.utterance(w, voice, rate=RATE), w) for t, w in CALLS],
+                       seconds=16.0, rate=RATE)
+    with wave.open(str(path), "wb") as wav:
+        wav.setnchannels(1)
+        wav.setsampwidth(2)
+        wav.setframerate(RATE)
+        wav.writeframes(clip.audio.astype("<i2").tobytes())
+    return path
+
+
+def test_a_short_game_of_nasty7(tmp_path: Path) -> None:
+    pack = load_pack("en")
+    wav = _recording(tmp_path / "calls.wav")
+    clock = TableClock()
+    printed: list[tuple[str | None, str]] = []
+    with use_file_device(tmp_path / "alsa", wav, rate=RATE, tail_s=0.0) as device:
+        factory = MockFactory()
+        board = Board(load_pinout(), factory, clock=clock)
+        speaker = Speaker(pack, find_output(), clock=clock)
+        recognizer = open_recognizer("pocketsphinx", pack, notice=False)
+        mic = Microphone(clock=clock, origin=0.0, queue_blocks=100_000,
+                         max_frames=device.frames)
+        hub = LiveHub(Store(tmp_path / "log.sqlite3"), pack, clock=clock)
+        hub.new_game("nasty7", ["Abby", "Beth", "Carter"], {
+            "virtual_deck": True,
+            "composition": {"racketeer": 12, "twin_racketeer": 0, "phone": 0,
+                            "twin_phone": 0, "gun": 0}})
+        mic.open()
+        deadline = time.monotonic() + 30
+        while not mic.finished and time.monotonic() < deadline:
+            time.sleep(0.01)
+        live = LiveTable(hub, board=board, microphone=mic,
+                         listener_for=lambda rate: Listener(recognizer, rate),
+                         speaker=speaker,
+                         on_ruling=lambda r, line: printed.append((r and r.type, line)))
+
+        def until(t: float) -> None:
+            """Move the table clock to ``t`` in 0.1 s steps, letting the loop
+            and the speaker finish at each."""
+            while clock.now < t - 1e-9:
+                clock.now = min(t, round(clock.now + 0.1, 6))
+                live.step()
+                assert speaker.wait_idle(30)
+
+        def press(seat: int, at: float) -> None:
+            until(at)
+            pin = factory.pin(board.pinout.seats[seat].button)
+            pin.drive_low()
+            clock.now = at + 0.12
+            pin.drive_high()
+            until(at + 0.2)
+
+        led = [factory.pin(s.led) for s in board.pinout.seats[:3]]
+        assert led[0].state is False
+        live.step()
+        press(0, 1.0)   # Abby flips; "one" at 1.8
+        assert [p.state for p in led] == [False, True, False]  # Beth's turn now
+        press(1, 3.0)   # Beth flips; says "three" at 3.8: wrong
+        until(4.9)
+        press(1, 5.0)   # Beth starts the new round; "one" at 5.8
+        press(2, 7.0)   # Carter; "two" at 7.8
+        until(8.5)
+        press(1, 8.6)   # Beth accuses Carter, who was right
+        until(9.5)
+        starter = hub.table.view()["state"]["turn"]
+        press(["Abby", "Beth", "Carter"].index(starter), 10.0)  # and stays silent
+        until(13.5)
+        speaker.close()
+        mic.close()
+        board.close()
+        played = device.played()
+        streams = device.streams()
+
+    rulings: list[Ruling] = hub.table.rulings
+    kinds = [(r.type, getattr(r, "player", None), getattr(r, "kind", None)) for r in rulings]
+    assert kinds == [
+        ("call_ok", "Abby", None),
+        ("mistake", "Beth", "wrong_number"), ("pile", "Beth", None), ("round", None, None),
+        ("call_ok", "Beth", None),
+        ("call_ok", "Carter", None),
+        ("mistake", "Beth", "false_accusation"), ("pile", "Beth", None), ("round", None, None),
+        ("mistake", "Beth", "hesitation"), ("pile", "Beth", None), ("round", None, None),
+    ], kinds
+    wrong = rulings[1].to_dict()
+    assert wrong["heard"] == ["three"] and wrong["expected"] == ["two"]
+    # The hesitation is ruled 3.0 s after the flip's edge, from ticks alone.
+    assert rulings[9].t == pytest.approx(10.0 + 3.0, abs=0.01)
+    # Every spoken line was played to the end through the sound device.
+    said = [u for u in speaker.spoken if u.completed]
+    texts = [u.text for u in said]
+    assert "Beth: wrong number, it was two." in texts
+    assert texts.count("racketeer") == 5  # each virtual flip announced
+    assert len(played) > 0 and float(np.sqrt(np.mean(played.astype(float) ** 2))) > 300
+    # One playback stream per sentence, each as long as its speech (the
+    # stream's last buffer is padded with silence, trimmed here).
+    assert len(streams) == len(said)
+    assert speaker.output is not None and speaker.output.rate == SYNTH_RATE_HZ
+    for utterance, stream in zip(said, streams, strict=True):
+        # espeak-ng's output differs by a few samples from run to run.
+        rendered = synth_render(utterance.text, pack)
+        expected = (np.flatnonzero(rendered)[-1] + 1) / SYNTH_RATE_HZ
+        voiced = np.flatnonzero(stream)
+        assert len(voiced), utterance.text
+        assert (voiced[-1] + 1) / SYNTH_RATE_HZ == pytest.approx(expected, abs=0.1)
+        assert float(np.sqrt(np.mean(stream[:voiced[-1]].astype(float) ** 2))) > 300
+    # LEDs: the offender's LED blinked; the status LED was lit.
+    assert ("mistake", "Beth: wrong number, it was two.") in printed
+    assert live.errors == []
+
+
+def synth_render(text: str, pack: Any) -> np.ndarray:
+    from companion.voice.synth import render
+
+    return render(text, pack).samples
