@@ -161,5 +161,9 @@ from companion.referee.models_cli import models as _models  # noqa: E402
 
 main.add_command(_models)
 
+from companion.run import run_command as _run_command  # noqa: E402 - the live table (issue 4)
+
+main.add_command(_run_command)
+
 if __name__ == "__main__":
     main()
