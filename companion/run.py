@@ -1,0 +1,208 @@
+"""``companion run``: the whole table in one process.
+
+Starts, in order: the event log, the speaker (a missing one is a warning),
+the board (lgpio on a Pi; gpiozero's mock pins elsewhere, and it says so), the
+microphone and recognizer (without them speech checking is off, and it says
+so), the table loop, the control page (waitress on ``0.0.0.0:PORT``) and the
+Finger Guns countdown caller. It prints and speaks the page's address and
+the table PIN, prints every ruling as a sentence, and tells systemd
+``READY=1`` and ``WATCHDOG=1`` from the table loop (sd_notify; nothing
+happens outside systemd). Ctrl-C or SIGTERM stops everything in reverse
+order; every event was already committed to the log when it was applied.
+"""
+
+from __future__ import annotations
+
+import json
+import signal
+import socket
+import sys
+import threading
+from pathlib import Path
+from typing import Any
+
+import click
+
+
+def lan_address() -> str:
+    """This machine's address on the local network (the source address of a
+    route to a private range; no packet is sent), else ``127.0.0.1``."""
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as probe:
+        try:
+            probe.connect(("10.255.255.255", 9))
+            return str(probe.getsockname()[0])
+        except OSError:
+            return "127.0.0.1"
+
+
+def _say_digits(text: str) -> str:
+    return " ".join(text)
+
+
+def _echo(message: str) -> None:
+    click.echo(message)
+    sys.stdout.flush()
+
+
+@click.command("run")
+@click.option("--port", type=click.IntRange(0, 65535), default=8080, show_default=True,
+              help="Port of the control page (0 picks a free one).")
+@click.option("--host", default="0.0.0.0", show_default=True,
+              help="Address the control page listens on.")
+@click.option("--pinout", "pinout_path", type=click.Path(dir_okay=False, path_type=Path),
+              help="Wiring of buttons and LEDs (default: the shipped hardware/pinout.toml).")
+@click.option("--db", type=click.Path(dir_okay=False, path_type=Path),
+              help="The event log (default: $COMPANION_DB or ~/.local/share/companion).")
+@click.option("--microphone", default=None,
+              help="Input device (PortAudio index or name; default: the system's).")
+@click.option("--speaker", "speaker_device", default=None,
+              help="Output device (PortAudio index or name; default: the system's).")
+@click.option("--recognizer", default=None, help="Speech backend: vosk or pocketsphinx.")
+@click.option("--no-microphone", is_flag=True, help="Run with speech checking off.")
+@click.option("--game", default=None, help="Start this game at once (else set it up on the page).")
+@click.option("--players", default=None, help="Comma-separated players for --game, in seat order.")
+@click.option("--options", "options_json", default=None, help="Game options for --game, as JSON.")
+@click.option("--pin", default=None, help="The table PIN (default: 4 random digits).")
+def run_command(port: int, host: str, pinout_path: Path | None, db: Path | None,
+                microphone: str | None, speaker_device: str | None, recognizer: str | None,
+                no_microphone: bool, game: str | None, players: str | None,
+                options_json: str | None, pin: str | None) -> None:
+    """Run the table: buttons, LEDs, microphone, voice and the control page."""
+    from companion.errors import BoardError, CompanionError
+
+    def fail(message: str) -> None:
+        click.echo(f"companion: {message}", err=True)
+        sys.exit(2)
+
+    options: dict[str, Any] = {}
+    if options_json is not None:
+        try:
+            options = json.loads(options_json)
+        except json.JSONDecodeError as exc:
+            fail(f"--options is not JSON: {exc}")
+        if not isinstance(options, dict):
+            fail("--options must be a JSON object")
+    if (game is None) != (players is None):
+        fail("give --game and --players together")
+    if pin is not None and not pin.isdigit():
+        fail(f"--pin must be digits, not {pin!r}")
+    try:
+        from companion.pinout import load_pinout
+
+        pinout = load_pinout(pinout_path)
+    except BoardError as exc:
+        fail(str(exc))
+        return
+    try:
+        _run(port=port, host=host, pinout=pinout, db=db, microphone=microphone,
+             speaker_device=speaker_device, recognizer=recognizer, no_microphone=no_microphone,
+             game=game, players=players, options=options, pin=pin)
+    except (CompanionError, OSError) as exc:
+        fail(str(exc))
+
+
+def _device(spec: str | None) -> int | str | None:
+    return int(spec) if spec is not None and spec.isdigit() else spec
+
+
+def _run(*, port: int, host: str, pinout: Any, db: Path | None, microphone: str | None,
+         speaker_device: str | None, recognizer: str | None, no_microphone: bool,
+         game: str | None, players: str | None, options: dict[str, Any],
+         pin: str | None) -> None:
+    import sdnotify
+
+    from companion.audio.microphone import Microphone
+    from companion.board import Board, choose_pin_factory
+    from companion.errors import AudioDeviceError, RecognizerError
+    from companion.live import LiveHub, LiveTable
+    from companion.store import Store
+    from companion.voice.pack import load_pack
+    from companion.voice.speaker import Priority, open_speaker
+
+    pack = load_pack("en")
+    store = Store(db)
+    hub = LiveHub(store, pack)
+    speaker = open_speaker(pack, device=_device(speaker_device))
+
+    choice = choose_pin_factory()
+    if choice.mock:
+        _echo(f"No GPIO: running on gpiozero's mock pins ({choice.reason}); "
+              "use the page's virtual buttons.")
+    board = Board(pinout, choice.factory)
+
+    mic = None
+    listener_for = None
+    if no_microphone:
+        _echo("Speech checking is off (--no-microphone).")
+    else:
+        try:
+            from companion.referee.recognizer import open_recognizer
+            from companion.referee.stream import Listener
+
+            engine = open_recognizer(recognizer, pack)
+            mic = Microphone(_device(microphone))
+            mic.open()
+            _echo(f"Listening on {mic.name!r} at {mic.rate} Hz with {type(engine).__name__}.")
+
+            def listener_for(rate: int) -> Any:
+                return Listener(engine, rate)
+        except (AudioDeviceError, RecognizerError) as exc:
+            mic, listener_for = None, None
+            why = str(exc)
+            _echo(f"{why[:1].upper()}{why[1:]}: speech checking is off; the game goes on.")
+
+    def show(ruling: Any, line: str) -> None:
+        if line:
+            _echo(line)
+
+    notifier = sdnotify.SystemdNotifier()
+    live = LiveTable(hub, board=board, microphone=mic, listener_for=listener_for,
+                     speaker=speaker, notify=notifier.notify, on_ruling=show)
+
+    from companion.countdown import CountdownCaller
+
+    def all_leds(on: bool) -> None:
+        for led in board.leds:
+            led.on() if on else led.off()
+
+    countdown = CountdownCaller(hub, say=lambda word: speaker.say(word, Priority.RULING),
+                                leds=all_leds)
+
+    from companion.web import create_app
+    from companion.web.server import start_server
+
+    app = create_app(hub, pin=pin)
+    page = start_server(app, host=host, port=port)
+    table_pin = str(app.config["TABLE_PIN"])
+    address = lan_address() if host in ("0.0.0.0", "") else host
+    _echo(f"Control page: http://{address}:{page.port}/  table PIN {table_pin}")
+    speaker.say(f"The control page is at {address.replace('.', ' dot ')}, port {page.port}. "
+                f"The table PIN is {_say_digits(table_pin)}.", Priority.CHATTER)
+
+    if game is not None and players is not None:
+        hub.new_game(game, [p.strip() for p in players.split(",")], options)
+        _echo(f"Started {game}: {players}")
+
+    stop = threading.Event()
+
+    def on_signal(signum: int, _frame: Any) -> None:
+        stop.set()
+
+    signal.signal(signal.SIGTERM, on_signal)
+    signal.signal(signal.SIGINT, on_signal)
+    live.start()
+    try:
+        while not stop.wait(0.5):
+            pass
+    finally:
+        notifier.notify("STOPPING=1")
+        _echo("Stopping the table.")
+        live.stop()
+        countdown.cancel()
+        page.stop()
+        if mic is not None:
+            mic.close()
+        board.close()
+        speaker.close(timeout=10)
+        store.close()
+        _echo("Stopped; the event log is closed.")
