@@ -461,6 +461,15 @@ def test_words_that_are_not_a_claim_rule_nothing_unless_cards_are_down(text: str
     assert rulings == [{"type": "ask_claim", "t": 2, "player": "Abby"}]
 
 
+@pytest.mark.parametrize("text", ["two twos one eight", "three fours, no, two fives"])
+def test_two_different_claims_at_once_are_asked_again(text: str) -> None:
+    match, rulings = play([say(1, text)])
+    assert rulings == [{"type": "ask_claim", "t": 1, "player": "Abby"}]
+    assert match.state.pile == 0
+    _, rulings = play([say(1, "three fours, three fours")])
+    assert types(rulings) == ["claim_ok"]
+
+
 def test_a_bare_claim_is_completed_by_words_or_by_the_page() -> None:
     _, rulings = play([claim(1, "Abby"), say(1.5, "three fours")])
     assert rulings[-1]["type"] == "claim_ok" and rulings[-1]["count"] == 3

@@ -26,7 +26,8 @@ add up to 52 (or 104). What it knows of a card's rank it learns from reveals.
 
 Spoken words: a ``say`` is parsed with the lexicon. While a claim is awaited
 (the turn player's, or a ``claim`` event without ``count``/``rank``), a count
-word (or an article, "a six") followed by a rank word is the claim. A cheat
+word (or an article, "a six") followed by a rank word is the claim; words
+holding two different claims are a mishearing and the claim is asked again. A cheat
 word during an open window opens a challenge whose challenger is unknown
 until a ``challenge`` event names them. While a reveal is awaited, rank words
 ("four, four, six"; "two fours and a six") are the reveal. Words with
@@ -404,18 +405,24 @@ class Cheat(Game[CheatState]):
             return 1
         return self.lexicon.number(word)
 
-    def parse_claim(self, text: str) -> tuple[int, str] | None:
-        """The claim in ``text`` as ``(count, rank)``: the first count word
-        (or article) followed by a rank word ("three fours" -> ``(3, "4")``,
-        "a six" -> ``(1, "6")``). None if there is none. The count is not
-        range-checked here (``"five kings"`` -> ``(5, "K")``)."""
+    def claims_in(self, text: str) -> list[tuple[int, str]]:
+        """Every claim phrase in ``text`` as ``(count, rank)``, in order,
+        without repeats: a count word (or article) followed by a rank word
+        ("three fours" -> ``[(3, "4")]``, "a six" -> ``[(1, "6")]``). The
+        count is not range-checked here (``"five kings"`` -> ``[(5, "K")]``)."""
         ranks, _ = self._forms()
-        words = _words(text)
-        for a, b in pairwise(words):
+        out: list[tuple[int, str]] = []
+        for a, b in pairwise(_words(text)):
             n = self._count_word(a)
-            if n is not None and b in ranks and n > 0:
-                return n, ranks[b]
-        return None
+            if n is not None and b in ranks and n > 0 and (n, ranks[b]) not in out:
+                out.append((n, ranks[b]))
+        return out
+
+    def parse_claim(self, text: str) -> tuple[int, str] | None:
+        """The one claim in ``text`` (see ``claims_in``), or None when there
+        is none or several different ones (a misheard claim, asked again)."""
+        claims = self.claims_in(text)
+        return claims[0] if len(claims) == 1 else None
 
     def parse_reveal(self, text: str) -> list[str]:
         """The ranks named in ``text``, one per card: "four, four, six" ->
@@ -675,12 +682,15 @@ class Cheat(Game[CheatState]):
             return self._reveal(state, t, cards, rulings)
         if state.closes_at is not None and strong and self._is_cheat(event.text):
             return self._heard_cheat(state, t, rulings)
-        claim = self.parse_claim(event.text) if strong else None
-        if claim is None:
-            if state.placing is not None:
-                rulings.append(AskClaim(t=t, player=self.players[state.placing]))
-            return state
+        claims = self.claims_in(event.text) if strong else []
         p = state.turn if state.placing is None else state.placing
+        if len(claims) != 1:
+            # Nothing understood, or several claims heard at once: ask again
+            # if cards are down or a claim was plainly being made.
+            if state.placing is not None or claims:
+                rulings.append(AskClaim(t=t, player=self.players[p]))
+            return state
+        claim = claims[0]
         state = self._start_placing(state, p, t, rulings)
         if state.winner is not None:
             return state
