@@ -1,0 +1,100 @@
+"""``companion run`` as a process: starts everything, tells systemd it is
+ready and alive, serves the page, and stops cleanly on SIGTERM.
+
+This machine has no GPIO (the board runs on gpiozero's mock pins, as the
+command says) and no sound card; one test gives it a microphone and speaker
+through an ALSA ``file`` device, the other runs with neither."""
+
+from __future__ import annotations
+
+import os
+import re
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+from companion.audio.alsa_file import CONFIG, write_raw_input
+
+pytestmark = pytest.mark.slow
+
+
+def _start(tmp_path: Path, env: dict[str, str], *args: str) -> tuple[subprocess.Popen[str],
+                                                                     socket.socket]:
+    notify = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+    notify.bind(str(tmp_path / "notify.sock"))
+    notify.settimeout(30)
+    env = {**{k: v for k, v in os.environ.items() if k != "ALSA_CONFIG_PATH"}, **env,
+           "NOTIFY_SOCKET": str(tmp_path / "notify.sock"), "PYTHONUNBUFFERED": "1"}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "companion.cli", "run", "--port", "0",
+         "--db", str(tmp_path / "log.sqlite3"), *args],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    return proc, notify
+
+
+def _notices(notify: socket.socket, wanted: set[str]) -> set[str]:
+    seen: set[str] = set()
+    deadline = time.monotonic() + 60
+    while not wanted <= seen and time.monotonic() < deadline:
+        seen |= set(notify.recv(4096).decode().split("\n"))
+    return seen
+
+
+def _stop(proc: subprocess.Popen[str]) -> tuple[str, str]:
+    proc.send_signal(signal.SIGTERM)
+    out, err = proc.communicate(timeout=60)
+    return out, err
+
+
+def test_run_without_gpio_microphone_or_speaker(tmp_path: Path) -> None:
+    proc, notify = _start(tmp_path, {}, "--game", "nasty7", "--players", "Abby,Beth",
+                          "--pin", "2468")
+    try:
+        assert {"READY=1", "WATCHDOG=1"} <= _notices(notify, {"READY=1", "WATCHDOG=1"})
+    finally:
+        out, err = _stop(proc)
+        notify.close()
+    assert proc.returncode == 0, err
+    assert "running on gpiozero's mock pins" in out
+    assert "speech checking is off" in out
+    assert err.count("no sound output device") == 1  # one warning, no crash
+    assert re.search(r"Control page: http://[\d.]+:\d+/  table PIN 2468", out)
+    assert "Started nasty7: Abby,Beth" in out
+    assert out.rstrip().endswith("Stopped; the event log is closed.")
+    assert "Traceback" not in err
+
+
+def test_run_with_a_microphone_and_speaker_serves_the_page(tmp_path: Path) -> None:
+    infile, outfile = tmp_path / "mic.raw", tmp_path / "played.raw"
+    write_raw_input(None, infile, 16000, tail_s=120.0)
+    config = tmp_path / "asound.conf"
+    config.write_text(CONFIG.format(infile=infile, outfile=outfile))
+    proc, notify = _start(tmp_path, {"ALSA_CONFIG_PATH": str(config)},
+                          "--recognizer", "pocketsphinx")
+    try:
+        _notices(notify, {"READY=1"})
+        line, head = "", []
+        deadline = time.monotonic() + 60
+        assert proc.stdout is not None
+        while "Control page" not in line and time.monotonic() < deadline:
+            line = proc.stdout.readline()
+            head.append(line)
+        port = int(re.search(r":(\d+)/", line).group(1))  # type: ignore[union-attr]
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/", timeout=30) as response:
+            assert response.status == 200
+            assert "<html" in response.read().decode().lower()
+    finally:
+        out, err = _stop(proc)
+        notify.close()
+    assert proc.returncode == 0, err
+    assert "Listening on 'default' at 16000 Hz" in "".join(head) + out
+    assert "no sound output device" not in err
+    # The page's address and PIN were spoken: the speaker wrote audio.
+    played = sorted(tmp_path.glob("played.raw*"))
+    assert any(p.stat().st_size > 22050 for p in played)
