@@ -165,5 +165,9 @@ from companion.run import run_command as _run_command  # noqa: E402 - the live t
 
 main.add_command(_run_command)
 
+from companion.service import install_service as _install_service  # noqa: E402 - issue 4
+
+main.add_command(_install_service)
+
 if __name__ == "__main__":
     main()
