@@ -169,5 +169,9 @@ from companion.service import install_service as _install_service  # noqa: E402 
 
 main.add_command(_install_service)
 
+from companion.wiring import wiring_command as _wiring_command  # noqa: E402 - issue 4
+
+main.add_command(_wiring_command)
+
 if __name__ == "__main__":
     main()
