@@ -93,7 +93,7 @@ class LiveHub(Hub):
     """A ``Hub`` whose events are applied in time order by a ``LiveTable``.
 
     ``clock``: the table clock (seconds, monotonic). Until a ``LiveTable``
-    runs, ``submit`` applies at once, as the plain ``Hub`` does."""
+    runs on its thread, ``submit`` applies at once, as the plain ``Hub`` does."""
 
     def __init__(self, store: Store, pack: VoicePack | None = None, *,
                  clock: Clock = time.monotonic) -> None:
@@ -118,7 +118,7 @@ class LiveHub(Hub):
         """Apply ``event`` in time order with the other inputs; wait for its
         rulings. Raises what ``Table.submit`` raises."""
         live = self.live
-        if live is None or live.on_loop_thread():
+        if live is None or not live.running or live.on_loop_thread():
             return self.apply(event)
         return live.submit_and_wait(event)
 
@@ -195,6 +195,11 @@ class LiveTable:
         return self.listener is not None and not self._audio_done
 
     # -- inputs from other threads ---------------------------------------------------
+
+    @property
+    def running(self) -> bool:
+        """Whether the loop runs on its own thread (``start``)."""
+        return self._thread is not None and self._thread.is_alive()
 
     def on_loop_thread(self) -> bool:
         """Whether the caller is the loop's own thread."""

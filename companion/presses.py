@@ -13,10 +13,12 @@ presses are applied:
   caller; tied accusers accuse together (``accuse`` with every name), and
   they are applied before a tied flip (the accusation is about the call
   before it). The last caller's own press accuses nobody and is ignored.
-* Cheat (``rules/cheat.md``): the player whose turn it is puts cards down
-  (a ``claim`` whose count and rank come from speech); anyone else calls
-  cheat (``challenge``). Tied challengers get the same ``t``, which the
-  engine rules as a tie.
+* Cheat (``rules/cheat.md``): while the last claim's challenge window is
+  open, a press by anyone but the claimant calls cheat (``challenge``);
+  otherwise the player whose turn it is puts cards down (a ``claim`` whose
+  count and rank come from speech) and anyone else calls cheat (the engine
+  rules a challenge with no claim to challenge). Tied challengers get the
+  same ``t``, which the engine rules as a tie.
 * Other games: the control page's panel decides (``companion.web.panels``),
   when it has a press handler; otherwise the press means nothing.
 """
@@ -66,6 +68,12 @@ def _nasty7(view: dict[str, Any], players: Sequence[str], t: float,
 
 def _cheat(view: dict[str, Any], players: Sequence[str], t: float) -> list[Meaning]:
     turn = _turn(view)
+    window = view.get("window")
+    claimant = window.get("claimant") if isinstance(window, dict) else None
+    if claimant is not None:
+        # The last claim can still be challenged: any press but the claimant's
+        # is a challenge, the next player's too (they may claim once it closes).
+        return [{"type": "challenge", "t": t, "player": p} for p in players if p != claimant]
     out: list[Meaning] = [{"type": "challenge", "t": t, "player": p}
                           for p in players if p != turn]
     if turn in players:
