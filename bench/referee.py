@@ -353,7 +353,7 @@ def machine() -> str:
 
 @click.command()
 @click.option("--quick", is_flag=True, help="A small run: 4 trials per voice family.")
-@click.option("--trials", "n", type=click.IntRange(1, 1000), default=40, show_default=True,
+@click.option("--trials", "n", type=click.IntRange(1, 1000), default=20, show_default=True,
               help="Trials per voice family (each in every condition).")
 @click.option("--backends", "names", default=",".join(DEFAULT_BACKENDS), show_default=True,
               help="Comma-separated backends, the default recognizer first.")

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import json
 import math
+import subprocess
+import sys
 import wave
 from pathlib import Path
 
@@ -201,3 +204,44 @@ def test_bad_requests_name_the_problem(sy: Synth) -> None:
         synth.PiperSpeaker(Path("/nonexistent/voice.onnx"))
     with pytest.raises(SynthesisError, match="espeak-ng failed"):
         synth.espeak_pcm("one", voice="xx-nonexistent")
+
+
+def test_write_session_orders_events_after_the_header(tmp_path: Path, sy: Synth) -> None:
+    clip = synth.call_after_silence(sy.utterance("one", ESPEAK_VOICES[0]), 0.7)
+    events = [{"t": 0.5, "type": "flip", "player": "Abby", "card": "racketeer"},
+              {"t": 0.2, "type": "tick"}]
+    path = synth.write_session(tmp_path / "s", {"game": "nasty7", "players": ["Abby", "Beth"]},
+                               events, clip)
+    lines = [json.loads(line) for line in path.read_text().splitlines()]
+    assert lines[0] == {"game": "nasty7", "players": ["Abby", "Beth"]}
+    assert [e["type"] for e in lines[1:]] == ["audio", "tick", "flip"]
+    assert (path.parent / lines[1]["path"]).is_file()
+    with pytest.raises(ClipError, match="'t'"):
+        synth.write_session(tmp_path / "bad", {}, [{"type": "tick"}], clip)
+
+
+def test_a_short_game_replays_through_the_real_referee(tmp_path: Path, sy: Synth) -> None:
+    # A whole game in one WAV plus its flips, through `companion replay` with
+    # the default recognizer (pocketsphinx here: no English vosk model).
+    script = [(0.5, "Abby", "racketeer", "one"), (2.5, "Beth", "racketeer", "two"),
+              (4.5, "Abby", "phone", "hmm"), (6.5, "Beth", "gun", None),
+              (8.5, "Abby", "twin_racketeer", "five six"), (11.0, "Abby", "racketeer", "seven")]
+    clip = synth.render_turns([Turn(t, text, 0.7) for t, _, _, text in script], sy,
+                              [PIPER_VOICES[0]], seed=2)
+    assert clip.onsets == pytest.approx([1.2, 3.2, 5.2, 9.2, 11.7], abs=1 / RATE)
+    events = [{"t": t, "type": "flip", "player": p, "card": c} for t, p, c, _ in script]
+    path = synth.write_session(tmp_path, {"game": "nasty7", "players": ["Abby", "Beth"]},
+                               events, clip)
+    run = subprocess.run([sys.executable, "-m", "companion.cli", "replay", str(path)],
+                         capture_output=True, text=True, check=False, timeout=300)
+    assert run.returncode == 0, run.stderr
+    rulings = [json.loads(line) for line in run.stdout.splitlines()]
+    oks = {r["count"]: r for r in rulings if r["type"] == "call_ok"}
+    # The count words of a clean Piper voice are heard and judged right, each
+    # ruled at its onset as the VAD found it.
+    for count, onset in ((1, 1.2), (2, 3.2), (6, 9.2), (7, 11.7)):
+        assert count in oks, rulings
+        assert oks[count]["t"] == pytest.approx(onset, abs=0.06)
+    # The silent gun card is ruled right when the next card is flipped.
+    assert oks[4]["t"] == pytest.approx(8.5)
+    assert not [r for r in rulings if r["type"] == "mistake"]

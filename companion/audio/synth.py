@@ -30,11 +30,12 @@ draws unseeded random numbers; variety comes from voices, speeds and levels.
 from __future__ import annotations
 
 import io
+import json
 import math
 import shutil
 import subprocess
 import wave
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal
@@ -549,3 +550,25 @@ def write_wav(path: Path, audio: Pcm, rate: int) -> Path:
 def concat(parts: Iterable[Pcm]) -> Pcm:
     """Samples one after another."""
     return np.concatenate([np.asarray(p, dtype=np.int16) for p in parts])
+
+
+def write_session(folder: Path, header: Mapping[str, Any], events: Sequence[Mapping[str, Any]],
+                  clip: Clip, *, name: str = "session", audio_t: float = 0.0) -> Path:
+    """A recorded session for ``companion replay``: ``NAME.wav`` (the clip)
+    and ``NAME.jsonl`` (``header``, then an ``audio`` event at ``audio_t``
+    seconds naming the WAV, merged by time with ``events``, which are
+    session-format objects such as ``{"t": 0.5, "type": "flip", ...}``).
+    Returns the session file's path. Raises ``ClipError`` for an event
+    without a finite ``t``."""
+    for event in events:
+        t = event.get("t")
+        if not isinstance(t, int | float) or not math.isfinite(t):
+            raise ClipError(f"every event needs a finite 't', not {event!r}")
+    folder.mkdir(parents=True, exist_ok=True)
+    wav = write_wav(folder / f"{name}.wav", clip.audio, clip.rate)
+    audio = {"t": audio_t, "type": "audio", "path": wav.name}
+    ordered = sorted([audio, *events], key=lambda e: float(e["t"]))
+    path = folder / f"{name}.jsonl"
+    lines = [json.dumps(dict(header)), *(json.dumps(dict(e)) for e in ordered)]
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
