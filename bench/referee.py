@@ -201,7 +201,8 @@ def peak_mb() -> float:
 
 def spawn(name: str, clips: Path, work: Path) -> dict[str, Any]:
     """Run a worker subprocess for one backend; its results, or
-    ``{"skipped": reason}`` when the backend cannot be loaded here."""
+    ``{"skipped": reason}`` when the backend cannot be loaded here or its
+    worker fails (the failure goes to standard error; the run goes on)."""
     result = work / f"{name}.json"
     cmd = [sys.executable, str(Path(__file__).resolve()), "--worker", name, "--clips",
            str(clips), "--result", str(result)]
@@ -209,7 +210,9 @@ def spawn(name: str, clips: Path, work: Path) -> dict[str, Any]:
     if run.returncode == UNAVAILABLE:
         return {"backend": name, "skipped": run.stderr.strip().splitlines()[-1]}
     if run.returncode != 0:
-        raise click.ClickException(f"the {name} worker failed:\n{run.stderr[-3000:]}")
+        click.echo(f"the {name} worker failed:\n{run.stderr[-3000:]}", err=True)
+        last = (run.stderr.strip().splitlines() or ["no message"])[-1]
+        return {"backend": name, "skipped": f"{name}: failed: {last}"}
     out: dict[str, Any] = json.loads(result.read_text())
     return out
 
@@ -315,6 +318,9 @@ def report(results: list[dict[str, Any]], n: int, seed: int) -> str:
     ]
     default = next((r for r in results if r["backend"] != "baseline" and "skipped" not in r),
                    None)
+    for res in results:
+        if "skipped" in res:
+            parts += [f"Skipped: {res['skipped']}", ""]
     if default is not None:
         parts += [f"Targets (issue 3) for the default recognizer, {default['backend']}, "
                   "both voice families pooled:", "",
@@ -336,19 +342,26 @@ def report(results: list[dict[str, Any]], n: int, seed: int) -> str:
 
 
 def machine() -> str:
-    """The machine this ran on, one line."""
-    cpu = platform.processor() or "unknown CPU"
+    """The machine this ran on, one line: CPU (model, family/model numbers,
+    whether a hypervisor), cores, memory, Python, kernel, the date, and the
+    load average when the run began (the cores may be shared)."""
+    info: dict[str, str] = {}
     try:
         for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                cpu = line.split(":", 1)[1].strip()
-                break
+            key, _, value = line.partition(":")
+            info.setdefault(key.strip(), value.strip())
     except OSError:
         pass
+    cpu = info.get("model name") or platform.processor() or "unknown CPU"
+    if "cpu family" in info:
+        cpu += f" (family {info['cpu family']}, model {info.get('model', '?')})"
+    if "hypervisor" in info.get("flags", "").split():
+        cpu += ", virtual machine"
     mem = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 2**30
+    load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
     return (f"{cpu}, {os.cpu_count()} cores, {mem:.1f} GiB RAM, Python "
             f"{platform.python_version()}, {platform.system()} {platform.release()}, "
-            f"{datetime.now(UTC):%Y-%m-%d %H:%M} UTC")
+            f"{datetime.now(UTC):%Y-%m-%d %H:%M} UTC, load average at start {load}")
 
 
 @click.command()
@@ -380,6 +393,7 @@ def main(quick: bool, n: int, names: str, seed: int, out: Path | None, keep: Pat
         n = 4
     chosen = [x.strip() for x in names.split(",") if x.strip()]
     started = time.perf_counter()
+    where = machine()
     with tempfile.TemporaryDirectory(prefix="referee-bench-") as tmp:
         work = Path(tmp) if keep is None else keep
         work.mkdir(parents=True, exist_ok=True)
@@ -390,7 +404,7 @@ def main(quick: bool, n: int, names: str, seed: int, out: Path | None, keep: Pat
             t = time.perf_counter()
             results.append(spawn(name, work, work))
             click.echo(f"{name} done in {time.perf_counter() - t:.0f} s", err=True)
-    text = "\n".join([f"Machine: {machine()}", "", report(results, n, seed), "",
+    text = "\n".join([f"Machine: {where}", "", report(results, n, seed), "",
                       f"Wall time: {time.perf_counter() - started:.0f} s."])
     click.echo(text)
     if out is not None:
