@@ -8,10 +8,13 @@ and CMU dictionary. Each utterance is decoded twice over the same frames:
 2. with the **phone loop** (``allphone`` search with the bundled phone
    language model), the best any English-like sound could score.
 
-A game word's **confidence** comes from the gap between the two acoustic
-scores over that word's frames, per frame: a word the speaker really said
-scores close to the free phone loop; a word forced onto noise, a cough or table
-talk scores far below it. And a call never needs three game words (a twin
+A game word's **confidence** is the lower of two figures: (a) the gap
+between the two acoustic scores over that word's frames, per frame, through a
+logistic: a word the speaker really said scores close to the free phone
+loop; a word forced onto noise, a cough or table talk scores far below it;
+(b) the word's posterior probability in the grammar's lattice (low when
+another game word fits the sound about as well, or for a word tacked onto
+the trailing breath). And a call never needs three game words (a twin
 card's call has two): when the best grammar path needs three, the utterance
 is table talk and every word's confidence is capped at ``talk_cap``.
 ``SphinxSettings`` holds these thresholds.
@@ -41,7 +44,13 @@ class SphinxSettings:
     given confidence 0 [8]. ``talk_cap``: the highest confidence of a word
     in an utterance that needed three grammar words [0.1]. ``wip``: the
     decoder's word insertion probability: lower makes fewer, longer words
-    (pocketsphinx's default; far lower values cut real words) [0.65]."""
+    (pocketsphinx's default; far lower values cut real words) [0.65].
+
+    A weak word the decoder tacks onto a call's trailing breath ("four two")
+    is kept: it makes the utterance weak evidence, so the call can still be
+    confirmed by its first word but never ruled a mistake on the second.
+    Dropping such words instead was measured to let more table talk through
+    ("oh no" as a strong "one")."""
 
     llr_center: float = 5.5
     llr_slope: float = 1.0
@@ -118,7 +127,7 @@ class SphinxRecognizer(Recognizer):
         self._search = name
         self._by_spoken = by_spoken
 
-    def _run(self, search: str, pcm: Pcm) -> list[tuple[str, int, int, float]]:
+    def _run(self, search: str, pcm: Pcm) -> list[tuple[str, int, int, float, float]]:
         d = self._decoder
         d.activate_search(search)
         d.start_utt()
@@ -127,7 +136,8 @@ class SphinxRecognizer(Recognizer):
         out = []
         for seg in d.seg() or ():
             score = self._logmath.log(seg.ascore) if seg.ascore > 0 else -(10 ** 9)
-            out.append((seg.word, seg.start_frame, seg.end_frame, score * math.log(1.0001)))
+            out.append((seg.word, seg.start_frame, seg.end_frame, score * math.log(1.0001),
+                        float(seg.prob)))
         return out
 
     def decode(self, pcm: Pcm) -> list[Word]:
@@ -139,12 +149,12 @@ class SphinxRecognizer(Recognizer):
         phones = self._run("phones", pcm)
         s = self.settings
         words: list[Word] = []
-        spoken_parts: list[tuple[str, int, int, float]] = []
-        for word, start, end, score in segs:
+        spoken_parts: list[tuple[str, int, int, float, float]] = []
+        for word, start, end, score, posterior in segs:
             base = word.split("(")[0]
             if base.startswith(("<", "[", "+")):
                 continue
-            spoken_parts.append((base, start, end, score))
+            spoken_parts.append((base, start, end, score, posterior))
         # Join multi-word phrases back into their game word.
         i = 0
         while i < len(spoken_parts):
@@ -158,8 +168,9 @@ class SphinxRecognizer(Recognizer):
                     free = _span_score(phones, start, end)
                     frames = end - start + 1
                     gap = (free - score) / frames
-                    conf = 0.0 if frames < s.min_frames else _logistic(
-                        (s.llr_center - gap) / s.llr_slope)
+                    conf = 0.0 if frames < s.min_frames else min(
+                        _logistic((s.llr_center - gap) / s.llr_slope),
+                        min(p[4] for p in chunk))
                     words.append(Word(game_word, start * FRAME_S, (end + 1) * FRAME_S,
                                       round(conf, 3)))
                     i += n
@@ -173,11 +184,12 @@ class SphinxRecognizer(Recognizer):
         return words
 
 
-def _span_score(phones: list[tuple[str, int, int, float]], start: int, end: int) -> float:
+def _span_score(phones: list[tuple[str, int, int, float, float]], start: int,
+                end: int) -> float:
     """The phone loop's acoustic score over frames start..end (inclusive),
     sharing a phone's score by the fraction of its frames inside."""
     total = 0.0
-    for _, a, b, score in phones:
+    for _, a, b, score, _ in phones:
         overlap = min(b, end) - max(a, start) + 1
         if overlap > 0:
             total += score * overlap / (b - a + 1)

@@ -1,0 +1,168 @@
+"""The pocketsphinx backend for real: count words in espeak-ng and Piper voices
+at several speeds, rejection of noise, coughs and table talk, onsets after
+known silences, and backend choice. Speech is rendered here (companion.audio.synth)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from companion.audio import synth
+from companion.audio.synth import Synth, VoiceSpec
+from companion.errors import RecognizerError
+from companion.referee.recognizer import open_recognizer, pick_backend
+from companion.referee.sphinx_backend import SphinxRecognizer
+from companion.referee.stream import Heard, Listener
+from companion.voice.pack import load_pack
+
+pytestmark = pytest.mark.slow
+
+RATE = 16000
+COUNT_WORDS = ["one", "two", "three", "four", "five", "six", "seven"]
+VOCABULARY = [*COUNT_WORDS, "hmmrrr"]
+PIPER = [VoiceSpec("piper", "en_US-joe-medium", s) for s in (0.8, 1.0, 1.3)]
+ESPEAK = [VoiceSpec("espeak-ng", "en-us", 1.0, 50), VoiceSpec("espeak-ng", "en-us+m3", 0.85, 40),
+          VoiceSpec("espeak-ng", "en-us+f2", 1.15, 60), VoiceSpec("espeak-ng", "en-gb+f4", 1.3, 65),
+          VoiceSpec("espeak-ng", "en-us+m7", 1.2, 35)]
+STRONG = 0.5  # the engine's default min_confidence
+
+
+@pytest.fixture(scope="module")
+def sy() -> Synth:
+    return Synth()
+
+
+@pytest.fixture(scope="module")
+def rec() -> SphinxRecognizer:
+    recognizer = open_recognizer("pocketsphinx", load_pack("en"), notice=False)
+    assert isinstance(recognizer, SphinxRecognizer)
+    return recognizer
+
+
+def hear(rec: SphinxRecognizer, clip: synth.Clip, t0: float = 100.0) -> list[Heard]:
+    listener = Listener(rec, clip.rate)
+    listener.set_vocabulary(VOCABULARY)
+    out: list[Heard] = []
+    block = round(0.03 * clip.rate)
+    for i in range(0, len(clip.audio), block):
+        out += listener.feed(clip.audio[i:i + block], t0 if i == 0 else None)
+    return out + listener.flush()
+
+
+def first_word(heard: list[Heard]) -> tuple[str, float] | None:
+    """The first game word heard and its own confidence."""
+    for h in heard:
+        if h.words:
+            return h.words[0].text, h.words[0].confidence
+    return None
+
+
+@pytest.mark.parametrize("voice", PIPER, ids=lambda v: v.label)
+def test_piper_counts_are_heard_at_every_speed(sy: Synth, rec: SphinxRecognizer,
+                                               voice: VoiceSpec) -> None:
+    for i, word in enumerate(COUNT_WORDS):
+        clip = synth.add_floor(synth.call_after_silence(sy.utterance(word, voice), 0.6), seed=i)
+        got = first_word(hear(rec, clip))
+        assert got is not None, word
+        assert got[0] == word
+        assert got[1] >= STRONG, (word, got)
+
+
+def test_espeak_counts_one_to_six_are_heard_and_never_strongly_wrong(
+        sy: Synth, rec: SphinxRecognizer) -> None:
+    """espeak-ng's voices are harder for the acoustic model: its "seven" is
+    heard as "two one" (measured; left out here and reported)."""
+    right = total = 0
+    for voice in ESPEAK:
+        for i, word in enumerate(COUNT_WORDS[:6]):
+            clip = synth.add_floor(synth.call_after_silence(sy.utterance(word, voice), 0.5),
+                                   seed=i)
+            got = first_word(hear(rec, clip))
+            total += 1
+            if got is not None and got[0] == word:
+                right += 1
+            else:
+                assert got is None or got[1] < STRONG, (voice.label, word, got)
+    assert right / total >= 0.9
+
+
+def test_twin_calls_come_out_as_two_words(sy: Synth, rec: SphinxRecognizer) -> None:
+    for voice in [PIPER[1], ESPEAK[0]]:
+        clip = synth.add_floor(synth.call_after_silence(sy.utterance("five six", voice), 0.5))
+        heard = [h for h in hear(rec, clip) if h.words]
+        assert [h.text for h in heard] == ["five six"]
+
+
+def cough(seed: int) -> np.ndarray:
+    """A cough-like burst: low-passed noise with a sharp attack and 80 ms decay."""
+    rng = np.random.default_rng(seed)
+    n = round(0.35 * RATE)
+    noise = np.convolve(rng.normal(0, 1, n), np.ones(6) / 6, mode="same")
+    env = np.exp(-np.arange(n) / (0.08 * RATE))
+    burst = noise * env
+    return (burst / np.abs(burst).max() * 12000).astype(np.int16)
+
+
+def test_noise_and_coughs_never_make_a_strong_game_word(rec: SphinxRecognizer) -> None:
+    clips = []
+    for seed in range(4):
+        clips.append(synth.add_floor(synth.call_after_silence(cough(seed), 0.8), seed=seed))
+        burst = (synth.white_noise(RATE // 2, seed=seed) * 3000).astype(np.int16)
+        clips.append(synth.add_floor(synth.call_after_silence(burst, 0.8), seed=seed))
+    for clip in clips:
+        for h in hear(rec, clip):
+            assert h.confidence < STRONG, h
+
+
+def test_table_talk_rarely_makes_a_strong_game_word(sy: Synth, rec: SphinxRecognizer) -> None:
+    """Non-game phrases in every voice. Measured: 5 of 32 come out as a
+    strong game word ("oh no" and "my turn" as "two" in espeak-ng's US
+    voices, "oh no" as "one two" from Piper); the bound here is one in
+    five. A known weakness of a small grammar: a word that sounds like a
+    game word is taken for it."""
+    phrases = ["pass me the salt", "what time is it", "oh no", "my turn"]
+    strong = total = 0
+    for voice in [*ESPEAK, *PIPER]:
+        for phrase in phrases:
+            clip = synth.add_floor(synth.call_after_silence(sy.utterance(phrase, voice), 0.5))
+            total += 1
+            if any(h.confidence >= STRONG for h in hear(rec, clip)):
+                strong += 1
+    assert strong / total <= 0.2
+
+
+@pytest.mark.parametrize("silence", [0.3, 0.9, 1.7, 2.6, 3.5])
+def test_onsets_after_known_silences_are_within_80_ms(sy: Synth, rec: SphinxRecognizer,
+                                                      silence: float) -> None:
+    for k, voice in enumerate([PIPER[1], *ESPEAK[:3]]):
+        word = COUNT_WORDS[(k + round(silence * 10)) % 7]
+        clip = synth.add_floor(synth.call_after_silence(sy.utterance(word, voice), silence),
+                               seed=k)
+        heard = hear(rec, clip, t0=42.0)
+        assert heard, (voice.label, word)
+        assert abs(heard[0].onset - (42.0 + silence)) <= 0.08, (voice.label, word, heard[0])
+
+
+def test_onsets_in_white_noise_at_10_db_are_within_80_ms(sy: Synth, rec: SphinxRecognizer) -> None:
+    for k, word in enumerate(["two", "five", "one"]):
+        clip = synth.call_after_silence(sy.utterance(word, PIPER[1]), 1.0 + k)
+        noisy = synth.add_noise(clip, synth.white_noise(len(clip.audio), seed=k), 10.0)
+        heard = hear(rec, noisy)
+        assert heard
+        assert abs(heard[0].onset - (100.0 + 1.0 + k)) <= 0.08, (word, heard[0])
+
+
+def test_backend_choice(monkeypatch: pytest.MonkeyPatch, tmp_path: object) -> None:
+    monkeypatch.setenv("COMPANION_MODELS", str(tmp_path))  # no English vosk model there
+    monkeypatch.delenv("COMPANION_RECOGNIZER", raising=False)
+    backend, notice = pick_backend(None)
+    assert backend == "pocketsphinx" and notice and "companion models install en" in notice
+    monkeypatch.setenv("COMPANION_RECOGNIZER", "vosk")
+    assert pick_backend(None) == ("vosk", None)
+    assert pick_backend("pocketsphinx") == ("pocketsphinx", None)  # --recognizer wins
+    with pytest.raises(RecognizerError, match="'julius'"):
+        pick_backend("julius")
+    with pytest.raises(RecognizerError, match="companion models install en"):
+        open_recognizer("vosk", load_pack("en"))
+    with pytest.raises(RecognizerError, match="only a US English model"):
+        open_recognizer("pocketsphinx", load_pack("ko"))
