@@ -249,3 +249,52 @@ def test_an_unplugged_microphone_is_announced_and_the_game_goes_on(tmp_path: Pat
     clock.now = 12.0  # far past the hesitation limit
     live.step()
     assert [r.type for r in rig_hub.table.rulings if r.type == "mistake"] == []
+
+
+def test_the_control_page_talks_to_the_live_table(tmp_path: Path) -> None:
+    """A button press, then the card tapped on the page (real Flask app, PIN and
+    CSRF), with the table loop on its own thread and the real table clock."""
+    from companion.web import create_app
+
+    factory = MockFactory()
+    board = Board(load_pinout(), factory)
+    hub = LiveHub(Store(tmp_path / "log.sqlite3"), PACK)
+    live = LiveTable(hub, board=board)
+    app = create_app(hub, pin="1357", test_config={"TESTING": True,
+                                                   "TRUSTED_HOSTS": ["localhost"]})
+    client = app.test_client()
+    headers = {"X-CSRFToken": client.get("/api/session").get_json()["csrf_token"]}
+    assert client.post("/api/pin", json={"pin": "1357"}, headers=headers).status_code == 200
+    reply = client.post("/api/games", json={"game": "nasty7",
+                                            "players": ["Abby", "Beth", "Carter"]},
+                        headers=headers)
+    assert reply.status_code == 201, reply.get_json()
+    live.start()
+    try:
+        pin = factory.pin(board.pinout.seats[0].button)
+        pin.drive_low()
+        pressed_at = time.monotonic()
+        time.sleep(0.05)
+        pin.drive_high()
+        deadline = time.monotonic() + 5
+        while hub.pending_press is None and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert hub.pending_press is not None and hub.pending_press[0] == "Abby"
+        reply = client.post("/api/events", json={"type": "flip", "card": "racketeer"},
+                            headers=headers)
+        assert reply.status_code == 200, reply.get_json()
+        (flip,) = [e for e in hub.table.match.effective if e.type == "flip"]
+        assert flip.player == "Abby" and flip.card == "racketeer"
+        assert abs(flip.t - pressed_at) < 0.05  # the press's edge, not the tap's time
+        # A virtual button on the page is judged like a real press: Carter accuses.
+        assert client.post("/api/press", json={"player": "Carter"},
+                           headers=headers).status_code == 200
+        deadline = time.monotonic() + 5
+        while not any(e.type == "accuse" for e in hub.table.match.effective) \
+                and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert [e.type for e in hub.table.match.effective][-1] == "accuse"
+    finally:
+        live.stop()
+        board.close()
+        factory.close()
