@@ -5,7 +5,8 @@ Run ``.venv/bin/python bench/referee.py`` (``--quick`` for a small run). It
 1. plans seeded trials per voice family (espeak-ng, Piper; see ``trials.py``),
    renders each call with ``companion.audio.synth`` and puts the same clips
    in five conditions: clean, a low noise floor, white noise at 10 dB SNR,
-   table talk at 20 dB and at 10 dB SNR (SNR over the call's active part);
+   table talk at 20 dB and at 10 dB SNR (the call's active speech level
+   against the noise's level over the clip; see ``companion.audio.synth``);
 2. runs every backend (``backends.py``) in its own subprocess, so peak memory
    (``VmHWM`` of that process: Python, numpy, the engine, the clips of one
    condition and the recognizer) does not mix between them; a ``baseline``

@@ -184,10 +184,10 @@ def render(trial: Trial, sy: Synth, *, rate: int, seed: int) -> tuple[Trial, Cli
 
 
 def in_condition(clip: Clip, condition: str, sy: Synth, *, seed: int) -> Clip:
-    """A clean clip in one of ``CONDITIONS``. Noise at an SNR is set over the
-    call's active part (``synth.add_noise``); a clip with no speech (a gun
-    card kept silent) gets the noise at the level it would have against a
-    call at ``SPEECH_DBFS``."""
+    """A clean clip in one of ``CONDITIONS``. Noise at an SNR is scaled
+    against the call's active speech level (``synth.add_noise``); a clip with
+    no speech (a gun card kept silent) gets the noise at the level it would
+    have against a call at ``SPEECH_DBFS``."""
     if condition == "clean":
         return clip
     if condition == "floor":

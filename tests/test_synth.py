@@ -38,11 +38,12 @@ def first_loud(x: np.ndarray) -> int:
 
 
 def snr_by_hand(clip: synth.Clip) -> float:
-    """SNR over the spans, computed here independently of the module."""
+    """Speech over its spans against the noise over the whole clip, computed
+    here independently of the module."""
     s = clip.speech.astype(np.float64)
     n = clip.audio.astype(np.float64) - s
     idx = np.concatenate([np.arange(a, b) for a, b in clip.spans])
-    return 10 * math.log10(np.mean(s[idx] ** 2) / np.mean(n[idx] ** 2))
+    return 10 * math.log10(np.mean(s[idx] ** 2) / np.mean(n**2))
 
 
 @pytest.mark.parametrize("voice", [*ESPEAK_VOICES, PIPER_VOICES[0], PIPER_VOICES[2]],
@@ -245,3 +246,20 @@ def test_a_short_game_replays_through_the_real_referee(tmp_path: Path, sy: Synth
     # The silent gun card is ruled right when the next card is flipped.
     assert oks[4]["t"] == pytest.approx(8.5)
     assert not [r for r in rulings if r["type"] == "mistake"]
+
+
+def test_snr_is_set_by_active_speech_not_diluted_by_silence(sy: Synth) -> None:
+    utt = sy.utterance("three", ESPEAK_VOICES[4])
+    short = synth.call_after_silence(utt, 0.3, tail=0.3)
+    long = synth.call_after_silence(utt, 0.3, tail=3.0)
+    quiet_short = synth.add_noise(short, synth.white_noise(len(short.audio), seed=1), 10.0)
+    quiet_long = synth.add_noise(long, synth.white_noise(len(long.audio), seed=1), 10.0)
+    # the same call against the same SNR gets noise at the same level however
+    # much silence surrounds it
+    def noise_of(mix: synth.Clip, clean: synth.Clip) -> np.ndarray:
+        return mix.audio.astype(np.int32) - clean.audio.astype(np.int32)
+
+    assert synth.rms_dbfs(noise_of(quiet_short, short)) == pytest.approx(
+        synth.rms_dbfs(noise_of(quiet_long, long)), abs=0.1)
+    assert synth.rms_dbfs(quiet_long.audio[-RATE:]) == pytest.approx(
+        synth.rms_dbfs(utt) - 10.0, abs=0.3)

@@ -14,12 +14,15 @@ Definitions used throughout (the tests check them on the arrays):
 - **Onset**: the sample index of an utterance's first sample in a clip. In a
   clean clip (digital silence around the speech) it is exactly the first
   sample with ``|x| >= ONSET_THRESHOLD``.
-- **SNR** (dB): ``10 log10(P_s / P_n)``, where ``P_s`` is the mean square of
-  the clean speech and ``P_n`` the mean square of the noise, *both taken over
-  the speech's active part*: the samples from each utterance's onset to its
-  end. So the figure is what a listener faces while the call is spoken, and
-  gaps between calls do not dilute it. ``measure_snr`` recomputes it from a
-  finished mix (noise = mix - speech, after rounding and clipping to int16).
+- **SNR** (dB): ``10 log10(P_s / P_n)``. ``P_s`` is the mean square of the
+  clean speech over *its active part only* (the samples from each
+  utterance's onset to its end), so silence between calls does not dilute
+  the speech level; ``P_n`` is the mean square of the noise over the whole
+  clip (its long-term level: table talk rises and falls, and a call that
+  happens to fall in a lull must not pull the whole track up). This is the
+  usual active-speech-level-against-noise-level convention. ``measure_snr``
+  recomputes it from a finished mix (noise = mix - speech, after rounding
+  and clipping to int16).
 
 All randomness comes from ``numpy.random.default_rng(seed)``; the same
 arguments and seed give the same samples. Piper's own sampling noise is
@@ -486,14 +489,15 @@ def _power(x: npt.NDArray[Any], mask: npt.NDArray[np.bool_]) -> float:
 
 
 def measure_snr(clip: Clip) -> float:
-    """The SNR of a finished clip, dB: clean speech against (mix - speech), both
-    over the speech's active part. ``inf`` for a clean clip. Raises
-    ``ClipError`` if the clip has no speech."""
+    """The SNR of a finished clip, dB: clean speech over its active part
+    against (mix - speech) over the whole clip. ``inf`` for a clean clip.
+    Raises ``ClipError`` if the clip has no speech."""
     mask = clip.active()
     if not mask.any():
         raise ClipError("the clip has no speech, so it has no SNR")
     p_s = _power(clip.speech, mask)
-    p_n = _power(clip.audio.astype(np.int32) - clip.speech.astype(np.int32), mask)
+    everywhere = np.ones(len(clip.audio), dtype=bool)
+    p_n = _power(clip.audio.astype(np.int32) - clip.speech.astype(np.int32), everywhere)
     return math.inf if p_n == 0 else 10 * math.log10(p_s / p_n)
 
 
@@ -502,7 +506,7 @@ def add_noise(clip: Clip, noise: npt.NDArray[np.floating[Any]], snr_db: float) -
     (see the module's SNR definition); the mix is rounded and clipped to int16.
 
     Raises ``ClipError`` for a length mismatch, a non-finite SNR, a clip with
-    no speech, or noise that is silent over the speech."""
+    no speech, or silent noise."""
     if not math.isfinite(snr_db):
         raise ClipError(f"snr_db must be finite, not {snr_db!r}")
     if len(noise) != len(clip.audio):
@@ -511,9 +515,9 @@ def add_noise(clip: Clip, noise: npt.NDArray[np.floating[Any]], snr_db: float) -
     if not mask.any():
         raise ClipError("the clip has no speech to set an SNR against")
     p_s = _power(clip.speech, mask)
-    p_n = _power(noise, mask)
+    p_n = _power(noise, np.ones(len(noise), dtype=bool))
     if p_n == 0:
-        raise ClipError("the noise is silent over the speech's active part")
+        raise ClipError("the noise is silent")
     gain = math.sqrt(p_s / (p_n * 10 ** (snr_db / 10)))
     mix = clip.audio.astype(np.float64) + gain * np.asarray(noise, dtype=np.float64)
     audio = np.clip(np.round(mix), -32768, 32767).astype(np.int16)
