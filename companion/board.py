@@ -41,6 +41,10 @@ from companion.pinout import Pinout
 
 log = logging.getLogger(__name__)
 
+MAX_EDGE_AGE_S = 1.0
+"""The oldest an edge can be when its callback runs, in seconds; beyond it
+the factory's edge ticks are taken to be on another clock."""
+
 TIE_S = 0.001
 """Presses whose edges are less than this many seconds apart are a tie."""
 
@@ -156,6 +160,7 @@ class Board:
         self.clock = clock
         self.on_input = on_input or (lambda _i: None)
         self._lock = threading.Lock()
+        self._warned_ticks = False
         self._contacts = [_Contact() for _ in pinout.seats]
         self.buttons: list[Any] = []
         self.leds: list[Any] = []
@@ -177,8 +182,17 @@ class Board:
     # -- inputs ----------------------------------------------------------------
 
     def _edge_time(self, elapsed: float | None) -> float:
-        """The table time of an edge ``elapsed`` seconds ago by the factory's ticks."""
-        return self.clock() - (elapsed or 0.0)
+        """The table time of an edge ``elapsed`` seconds ago by the factory's
+        ticks. An age that cannot be right (negative, or over ``MAX_EDGE_AGE_S``:
+        a factory whose edge ticks are on another clock) falls back to the
+        callback's time, with one warning in the log."""
+        if elapsed is None or not 0.0 <= elapsed <= MAX_EDGE_AGE_S:
+            if not self._warned_ticks:
+                self._warned_ticks = True
+                log.warning("edge ticks of %r give an age of %r s; using callback times",
+                            self.factory, elapsed)
+            elapsed = 0.0
+        return self.clock() - elapsed
 
     def _callback(self, seat: int, *, pressed: bool) -> Callable[[], None]:
         def run() -> None:

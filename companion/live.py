@@ -471,6 +471,9 @@ class LiveTable:
 
     def _after_event(self, table: Table, event: Event | None, rulings: list[Ruling]) -> None:
         pack = self.hub.pack
+        if event is None:  # a new game: a press waiting for its card is void
+            self._pending_flip = None
+            self.hub.pending_press = None
         for ruling in rulings:
             line = sentence(ruling, pack)
             self.on_ruling(ruling, line)
