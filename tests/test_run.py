@@ -98,3 +98,13 @@ def test_run_with_a_microphone_and_speaker_serves_the_page(tmp_path: Path) -> No
     # The page's address and PIN were spoken: the speaker wrote audio.
     played = sorted(tmp_path.glob("played.raw*"))
     assert any(p.stat().st_size > 22050 for p in played)
+
+
+def test_demo_without_a_sound_card_prints_every_ruling_and_warns_once(tmp_path: Path) -> None:
+    env = {k: v for k, v in os.environ.items() if k != "ALSA_CONFIG_PATH"}
+    done = subprocess.run([sys.executable, "-m", "companion.cli", "demo"], capture_output=True,
+                          text=True, env=env, timeout=300)
+    assert done.returncode == 0, done.stderr
+    warnings = [line for line in done.stderr.splitlines() if "warning" in line]
+    assert len(warnings) == 1 and "no sound output device" in warnings[0]
+    assert "wrong number" in done.stdout and "takes" in done.stdout
