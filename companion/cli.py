@@ -73,8 +73,14 @@ def replay(session: Path | None, game_id: int | None, db: Path | None, speak: bo
         if session is not None:
             if not session.exists():
                 _fail(f"no such session file: {str(session)!r}")
-            parsed = load_session(session, lexicon_for=lexicon_for_header)
-            header = parsed.game.header()
+            raw: dict[str, Any] = {}  # the file's header, for its "voice"
+
+            def lexicon_for(h: dict[str, Any]) -> Any:
+                raw.update(h)
+                return lexicon_for_header(h)
+
+            parsed = load_session(session, lexicon_for=lexicon_for)
+            header = {**parsed.game.header(), "voice": raw.get("voice", "en")}
         else:
             from companion.session import Session
             from companion.store import Store
