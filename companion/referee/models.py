@@ -15,6 +15,7 @@ The models folder: ``$COMPANION_MODELS``, else ``$XDG_DATA_HOME/companion/models
 from __future__ import annotations
 
 import hashlib
+import http.client
 import os
 import shutil
 import tempfile
@@ -94,8 +95,11 @@ def download(url: str, dest: Path, *, size: int | None, progress: bool = True,
                 while chunk := response.read(1 << 16):
                     out.write(chunk)
                     bar.update(len(chunk))
-    except (urllib.error.URLError, OSError, ValueError) as exc:
-        raise ModelError(f"downloading {url!r} failed: {exc}") from None
+    except urllib.error.HTTPError as exc:
+        exc.close()
+        raise ModelError(f"downloading {url!r} failed: HTTP {exc.code} {exc.reason}") from None
+    except (urllib.error.URLError, http.client.HTTPException, OSError, ValueError) as exc:
+        raise ModelError(f"downloading {url!r} failed: {exc!r}") from None
     got = dest.stat().st_size
     if size is not None and got != size:
         raise ModelError(f"downloading {url!r} stopped at {got} of {size} bytes")
