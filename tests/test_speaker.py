@@ -4,6 +4,7 @@ PortAudio stream into an ALSA ``file`` device (this machine has no sound card)."
 from __future__ import annotations
 
 import dataclasses
+import time
 import wave
 from pathlib import Path
 
@@ -102,3 +103,25 @@ def test_speaking_log_intervals() -> None:
     assert not log.is_speaking()
     assert log.overlaps(11.0) and log.overlaps(12.2) and not log.overlaps(12.3)
     assert log.overlaps(9.0, 10.0) and not log.overlaps(8.0, 9.9)
+
+
+def test_a_ruling_cuts_chatter_that_is_playing(tmp_path: Path) -> None:
+    # Long chatter (about three minutes of speech): the ALSA file device plays
+    # it faster than real time, but still for long enough to be cut.
+    chatter_text = " ".join(["The control page is at one nine two dot one six eight dot "
+                             "one dot twenty, port eight thousand and eighty."] * 25)
+    with use_file_device(tmp_path) as device:
+        speaker = Speaker(PACK, find_output())
+        chatter = speaker.say(chatter_text, Priority.CHATTER)
+        deadline = time.monotonic() + 60
+        while chatter.start is None and time.monotonic() < deadline:
+            time.sleep(0.001)
+        ruling = speaker.say("Abby takes nine cards.")
+        speaker.close()
+        streams = device.streams()
+    assert chatter.interrupted and not chatter.completed
+    assert ruling.completed
+    assert [u.text for u in speaker.spoken] == [chatter_text, ruling.text]
+    full = render(chatter_text, PACK)
+    assert len(streams) == 2 and len(streams[0]) < len(full.samples)
+    assert len(speaker.speaking.intervals()) == 2
