@@ -336,7 +336,7 @@ class LiveTable:
         for block in mic.blocks():
             for heard in listener.feed(block.samples, block.t):
                 self._heard(heard)
-        if getattr(mic, "finished", False) and mic._queue.empty():
+        if getattr(mic, "finished", False) and not mic.waiting:
             for heard in listener.flush():
                 self._heard(heard)
             self._audio_done = True  # the recording is over: nothing more to wait for

@@ -14,6 +14,7 @@ order; every event was already committed to the log when it was applied.
 from __future__ import annotations
 
 import json
+import os
 import signal
 import socket
 import sys
@@ -122,6 +123,8 @@ def _run(*, port: int, host: str, pinout: Any, db: Path | None, microphone: str 
     pack = load_pack("en")
     store = Store(db)
     hub = LiveHub(store, pack)
+    if game is not None and players is not None:  # refused before any device opens
+        hub.new_game(game, [p.strip() for p in players.split(",")], options)
     speaker = open_speaker(pack, device=_device(speaker_device))
 
     choice = choose_pin_factory()
@@ -179,8 +182,7 @@ def _run(*, port: int, host: str, pinout: Any, db: Path | None, microphone: str 
     speaker.say(f"The control page is at {address.replace('.', ' dot ')}, port {page.port}. "
                 f"The table PIN is {_say_digits(table_pin)}.", Priority.CHATTER)
 
-    if game is not None and players is not None:
-        hub.new_game(game, [p.strip() for p in players.split(",")], options)
+    if game is not None:
         _echo(f"Started {game}: {players}")
 
     stop = threading.Event()
@@ -206,3 +208,8 @@ def _run(*, port: int, host: str, pinout: Any, db: Path | None, microphone: str 
         speaker.close(timeout=10)
         store.close()
         _echo("Stopped; the event log is closed.")
+        sys.stderr.flush()
+        # espeak-ng (C++) keeps a native thread that aborts the process when the
+        # interpreter's exit destroys it ("terminate called without an active
+        # exception"); everything is closed and flushed, so leave at once.
+        os._exit(0)

@@ -108,3 +108,30 @@ def test_demo_without_a_sound_card_prints_every_ruling_and_warns_once(tmp_path: 
     warnings = [line for line in done.stderr.splitlines() if "warning" in line]
     assert len(warnings) == 1 and "no sound output device" in warnings[0]
     assert "wrong number" in done.stdout and "takes" in done.stdout
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    (["--options", "{not json"], "--options is not JSON"),
+    (["--game", "nasty7"], "give --game and --players together"),
+    (["--game", "poker", "--players", "A,B"], "unknown game 'poker'"),
+    (["--game", "nasty7", "--players", "A,B", "--options", '{"hesitation": -1}'],
+     "hesitation"),
+    (["--pin", "12ab"], "--pin must be digits"),
+])
+def test_bad_run_options_are_one_line_and_status_2(tmp_path: Path, args: list[str],
+                                                   message: str) -> None:
+    done = subprocess.run([sys.executable, "-m", "companion.cli", "run", "--port", "0",
+                           "--db", str(tmp_path / "log.sqlite3"), *args],
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 2, done.stderr
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("companion: ") and message in lines[0]
+
+
+def test_a_pin_named_twice_stops_run_with_its_name(tmp_path: Path) -> None:
+    pinout = tmp_path / "pinout.toml"
+    pinout.write_text("status_led = 18\n[[seat]]\nbutton = 4\nled = 18\n")
+    done = subprocess.run([sys.executable, "-m", "companion.cli", "run", "--pinout",
+                           str(pinout)], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 2
+    assert "GPIO18 is named twice: status LED and seat 1 LED" in done.stderr

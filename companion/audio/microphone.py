@@ -209,6 +209,11 @@ class Microphone:
             self.finished = True
             raise sd_callback_stop()
 
+    @property
+    def waiting(self) -> int:
+        """Blocks captured and not yet taken by ``blocks()``."""
+        return self._queue.qsize()
+
     def blocks(self, timeout: float = 0.0) -> Iterator[Block]:
         """The blocks captured so far, oldest first; waits up to ``timeout``
         seconds for the first one."""

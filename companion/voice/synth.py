@@ -8,8 +8,10 @@ spells "hmmrrr" letter by letter).
 pyttsx3 keeps one espeak-ng engine per process (espeak-ng can be initialised
 only once), so every call here is serialised by one lock, and each file gets
 its own ``runAndWait()`` (pyttsx3 2.99 renders only the last queued file per
-run). pyttsx3's espeak driver prints "Audio saved to ..." on standard output
-after each file; that line is sent to the debug log instead, because standard
+run). The voice and rate are set only when they change: setting them before
+every file let espeak-ng end some files at once, empty, on a busy machine.
+pyttsx3's espeak driver prints "Audio saved to ..." on standard output after
+each file; that line is sent to the debug log instead, because standard
 output carries the rulings (``companion replay``).
 """
 
@@ -39,6 +41,7 @@ DEFAULT_WORDS_PER_MINUTE = 175
 
 _LOCK = threading.Lock()
 _ENGINE: Any = None
+_SETTINGS: tuple[str, int] | None = None  # the voice and rate set on _ENGINE
 
 
 @dataclass(frozen=True)
@@ -70,11 +73,14 @@ def _engine(voice: str, words_per_minute: int) -> Any:
             _ENGINE = pyttsx3.init("espeak")
         except (ImportError, OSError, RuntimeError) as exc:
             raise SpeechOutputError(f"espeak-ng cannot be started through pyttsx3: {exc}") from exc
-    try:
-        _ENGINE.setProperty("voice", voice)
-    except ValueError as exc:
-        raise SpeechOutputError(f"espeak-ng has no voice {voice!r}: {exc}") from None
-    _ENGINE.setProperty("rate", words_per_minute)
+    global _SETTINGS
+    if (voice, words_per_minute) != _SETTINGS:
+        try:
+            _ENGINE.setProperty("voice", voice)
+        except ValueError as exc:
+            raise SpeechOutputError(f"espeak-ng has no voice {voice!r}: {exc}") from None
+        _ENGINE.setProperty("rate", words_per_minute)
+        _SETTINGS = (voice, words_per_minute)
     return _ENGINE
 
 
@@ -99,7 +105,7 @@ def render_wav(text: str, path: Path, pack: VoicePack, *,
             _espeak.Synchronize()
         except RuntimeError as exc:
             raise SpeechOutputError(f"espeak-ng failed on {spoken!r}: {exc}") from None
-    if not path.exists():
+    if not path.exists() or (spoken.strip() and path.stat().st_size <= 44):
         raise SpeechOutputError(f"espeak-ng wrote no audio for {spoken!r} to {str(path)!r}")
     return path
 
