@@ -11,7 +11,8 @@ Blocks at the device's own rate are resampled (soxr, streaming, delay
 compensated) to the recognizer's rate; ``SampleClock`` maps sample indices to
 the table clock (jitter, drift, dropped blocks); the ``Segmenter`` (webrtcvad)
 cuts utterances and gives their onset; the recognizer decodes each utterance
-with the vocabulary that was in force when it began. A new vocabulary waits
+with the vocabulary that was in force when it began; a word after the first
+that starts in the trailing silence is dropped (``TRAILING_S``). A new vocabulary waits
 for an utterance boundary: it is never switched inside an utterance.
 """
 
@@ -28,6 +29,11 @@ from companion.events import Say
 from companion.referee.clock import SampleClock
 from companion.referee.recognizer import Recognizer, Word
 from companion.referee.vad import Segment, Segmenter, VadSettings
+
+TRAILING_S = 0.04
+"""A word after the first that starts later than this many seconds before
+the last voiced frame lies in the trailing silence: a decoder pads a call's
+tail with a short game word ("four two"). Such words are dropped."""
 
 
 @dataclass(frozen=True)
@@ -163,6 +169,9 @@ class Listener:
     def _decode(self, seg: Segment) -> Heard:
         words = self.recognizer.decode(seg.pcm)
         base = self.time_of(seg.start)
-        placed = tuple(w.shifted(base) for w in words)
-        return Heard(onset=self.time_of(seg.onset), end=self.time_of(seg.end), words=placed,
-                     forced=seg.forced)
+        onset, end = self.time_of(seg.onset), self.time_of(seg.end)
+        last_voiced = (seg.end - seg.start) / self.rate
+        kept = [w for i, w in enumerate(words) if i == 0 or w.start < last_voiced - TRAILING_S]
+        placed = tuple(w.shifted(base) for w in kept)
+        return Heard(onset=onset, end=end, words=placed, forced=seg.forced)
+
