@@ -60,6 +60,7 @@ def test_no_sound_device_is_one_warning_and_no_crash() -> None:
         speaker.say(line)
     speaker.close()
     assert len(warnings) == 1 and "no sound output device" in warnings[0]
+    assert speaker.status == "no sound device" and speaker.name == "none"
     assert [u.text for u in speaker.spoken] == ["Abby: too slow.", "Beth takes 4 cards.",
                                                 "New round."]
     assert all(u.start is None for u in speaker.spoken)

@@ -148,6 +148,18 @@ class Speaker:
         """Whether sentences are played on a sound device."""
         return self.output is not None
 
+    @property
+    def name(self) -> str:
+        """The output device's name, for the control page ("none" without one)."""
+        return self.output.name if self.output is not None else "none"
+
+    @property
+    def status(self) -> str:
+        """``speaking``, ``idle``, or ``no sound device``, for the control page."""
+        if self.output is None:
+            return "no sound device"
+        return "speaking" if self.speaking.is_speaking() else "idle"
+
     def say(self, text: str, priority: Priority = Priority.RULING) -> Utterance:
         """Queue ``text``; return at once. A higher ``priority`` interrupts a
         lower sentence playing now. Empty text and text after ``close`` are
