@@ -1,0 +1,220 @@
+"""Cheat claims by ear: how often each recognizer lets the engine take the right claim.
+
+Run ``.venv/bin/python bench/cheat_claims.py`` (``--quick`` for a small
+run); ``bench/referee.py`` prints the same section after its own tables.
+
+A *claim trial* is one spoken claim at the start of a Cheat game ("three
+fours", "a king", "one jack"), with a random count (1-4) and rank, said by
+a voice of the family (espeak-ng or Piper, ``companion.audio.synth``)
+0.3-1.5 s into the clip, in each acoustic condition of ``trials.CONDITIONS``.
+Each backend (``backends.py``) streams the clip in 30 ms frames with the
+grammar of ``Cheat.listen_words``; the words of each utterance become one
+``say`` event, judged by the real engine (``companion.games.cheat``).
+
+Figures, over trials:
+
+- *right*: the engine ruled ``claim_ok`` with the spoken count and rank.
+- *wrong claim*: it took a different claim, or ruled the claim illegal or
+  too many (the harmful outcome: the table would play on a misheard claim).
+- *not taken*: nothing ruled or ``ask_claim`` (the player says it again, or
+  the page enters it).
+- *RTF*: compute seconds over audio seconds.
+
+Words heard with confidence below the engine's ``min_confidence`` (0.5) are
+never taken, so a backend whose confidences run low scores *not taken*.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import click
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import backends
+import trials as tr
+
+from companion.audio import synth
+from companion.audio.synth import Synth
+from companion.events import Say
+from companion.games import make_game
+from companion.games.base import Match
+from companion.games.cheat import RANKS, Cheat, CheatState
+from companion.voice.pack import load_pack
+
+DEFAULT_BACKENDS = ("companion-pocketsphinx", "companion-vosk", "ps-lm", "whisper-tiny")
+"""The backends of a full run, the default recognizer first (as ``referee.py``)."""
+
+
+@dataclass(frozen=True)
+class ClaimTrial:
+    """One spoken claim: ``text`` said by ``voice`` at ``onset`` seconds."""
+
+    id: str
+    family: str
+    voice: str
+    text: str
+    count: int
+    rank: str
+    onset: float
+
+
+def new_match() -> Match[CheatState]:
+    """A four-player game at its first claim (any rank is legal)."""
+    return Match(make_game("cheat", ["Abby", "Beth", "Carter", "Debbie"],
+                           lexicon=load_pack("en").lexicon))
+
+
+def phrase(game: Cheat, count: int, rank: str, rng: np.random.Generator) -> str:
+    """How a player says a claim: "three fours"; for one card "one king",
+    "a king" or "an ace" (the article that fits the word)."""
+    words = [w for w, r in game.lexicon.ranks.items() if r == rank]
+    singular, plural = words[0], words[-1]
+    lex = game.lexicon
+    if count > 1:
+        return f"{lex.number_word(count)} {plural}"
+    article = "an" if singular[0] in "aeiou" else "a"
+    return f"{rng.choice([lex.number_word(1), article])} {singular}"
+
+
+def plan(n: int, family: str, *, seed: int) -> list[ClaimTrial]:
+    """``n`` seeded claim trials for one voice family."""
+    rng = np.random.default_rng(seed)
+    game = new_match().game
+    assert isinstance(game, Cheat)
+    voices = tr.FAMILIES[family]
+    out = []
+    for i in range(n):
+        count = int(rng.integers(1, 5))
+        rank = str(rng.choice(RANKS))
+        voice = voices[int(rng.integers(len(voices)))]
+        out.append(ClaimTrial(id=f"{family}-{i}", family=family, voice=voice.label,
+                              text=phrase(game, count, rank, rng), count=count, rank=rank,
+                              onset=float(rng.uniform(0.3, 1.5))))
+    return out
+
+
+def render(trial: ClaimTrial, sy: Synth, condition: str, *, seed: int) -> np.ndarray:
+    """The trial's clip in ``condition`` (16-bit PCM at ``backends.RATE``)."""
+    pcm = sy.utterance(trial.text, tr.voice_of(trial.voice), rate=backends.RATE)
+    clip = synth.place([(trial.onset, pcm, trial.text)],
+                       seconds=trial.onset + len(pcm) / backends.RATE + tr.TAIL,
+                       rate=backends.RATE)
+    return tr.in_condition(clip, condition, sy, seed=seed).audio
+
+
+def judge(trial: ClaimTrial, says: list[Say]) -> str:
+    """``right``, ``wrong`` or ``not taken`` (see the module docstring)."""
+    match = new_match()
+    for say in says:
+        for ruling in match.apply(say):
+            data = ruling.to_dict()
+            if data["type"] == "claim_ok":
+                ok = (data["count"], data["rank"]) == (trial.count, trial.rank)
+                return "right" if ok else "wrong"
+            if data["type"] in ("claim_illegal", "claim_too_many"):
+                return "wrong"
+    return "not taken"
+
+
+def hear(backend: backends.Backend, audio: np.ndarray, words: list[str]
+         ) -> tuple[list[Say], float]:
+    """Stream ``audio`` through ``backend``; one ``say`` per utterance (the
+    words one ``feed`` returned) and the compute seconds."""
+    backend.begin(words)
+    frame = backends.FRAME
+    says: list[Say] = []
+    spent = 0.0
+
+    def collect(items: list[backends.Heard]) -> None:
+        items = [h for h in items if h.text]
+        if items:
+            says.append(Say(t=max(0.0, items[0].onset), text=" ".join(h.text for h in items),
+                            confidence=min(h.confidence for h in items),
+                            end=max(0.0, items[-1].end)))
+
+    for k in range(len(audio) // frame + 1):
+        started = time.perf_counter()
+        chunk = audio[k * frame:(k + 1) * frame]
+        items = backend.feed(chunk.tobytes()) if len(chunk) == frame else backend.finish()
+        spent += time.perf_counter() - started
+        collect(items)
+    return says, spent
+
+
+def run_backend(name: str, planned: dict[str, list[tuple[ClaimTrial, np.ndarray]]]
+                ) -> dict[str, Any]:
+    """One backend over every condition's clips: outcome counts per condition."""
+    if name == "companion-vosk" and (reason := backends.vosk_english_missing()):
+        return {"backend": name, "skipped": reason}
+    try:
+        backend = backends.make(name)
+    except (ImportError, OSError, RuntimeError) as exc:
+        return {"backend": name, "skipped": f"cannot be loaded here ({exc})"}
+    words = new_match().game.listen_words(new_match().state)
+    rows: dict[str, dict[str, float]] = {}
+    for condition, items in planned.items():
+        counts = {"right": 0.0, "wrong": 0.0, "not taken": 0.0, "compute": 0.0,
+                  "seconds": 0.0}
+        for trial, audio in items:
+            says, spent = hear(backend, audio, words)
+            counts[judge(trial, says)] += 1
+            counts["compute"] += spent
+            counts["seconds"] += len(audio) / backends.RATE
+        rows[condition] = counts
+    return {"backend": name, "rows": rows}
+
+
+def section(names: list[str], n: int, seed: int) -> str:
+    """The printed Markdown section: per backend and condition, ``n`` claim
+    trials per voice family pooled."""
+    sy = Synth()
+    trials = [t for f_index, family in enumerate(tr.FAMILIES)
+              for t in plan(n, family, seed=seed * 1000 + f_index)]
+    planned = {c: [(t, render(t, sy, c, seed=seed + 31 * i)) for i, t in enumerate(trials)]
+               for c in tr.CONDITIONS}
+    lines = [f"Cheat claims by ear: {n} claims per voice family "
+             f"({', '.join(tr.FAMILIES)}), each in {len(tr.CONDITIONS)} conditions; "
+             f"seed {seed}. Grammar: Cheat.listen_words (every claim phrase).", "",
+             "| backend | condition | right | wrong claim | not taken | n | RTF |",
+             "|---|---|---|---|---|---|---|"]
+    skipped = []
+    for name in names:
+        res = run_backend(name, planned)
+        if "skipped" in res:
+            skipped.append(f"{name}: skipped: {res['skipped']}")
+            continue
+        for condition, c in res["rows"].items():
+            total = c["right"] + c["wrong"] + c["not taken"]
+            pct = {k: f"{100 * c[k] / total:.1f}%" for k in ("right", "wrong", "not taken")}
+            rtf = c["compute"] / c["seconds"] if c["seconds"] else 0.0
+            lines.append(f"| {name} | {condition} | {pct['right']} | {pct['wrong']} | "
+                         f"{pct['not taken']} | {total:.0f} | {rtf:.3f} |")
+    if skipped:
+        lines += ["", *skipped]
+    return "\n".join(lines)
+
+
+@click.command()
+@click.option("--quick", is_flag=True, help="A small run: 3 claims per voice family.")
+@click.option("--claims", "n", type=click.IntRange(1, 1000), default=12, show_default=True,
+              help="Claims per voice family (each in every condition).")
+@click.option("--backends", "names", default=",".join(DEFAULT_BACKENDS), show_default=True,
+              help="Comma-separated backends.")
+@click.option("--seed", type=int, default=1, show_default=True)
+def main(quick: bool, n: int, names: str, seed: int) -> None:
+    """Benchmark Cheat claim recognition on generated speech."""
+    started = time.perf_counter()
+    chosen = [x.strip() for x in names.split(",") if x.strip()]
+    click.echo(section(chosen, 3 if quick else n, seed))
+    click.echo(f"\nWall time: {time.perf_counter() - started:.0f} s.")
+
+
+if __name__ == "__main__":
+    main()
