@@ -15,6 +15,8 @@ Run ``.venv/bin/python bench/referee.py`` (``--quick`` for a small run). It
    into ``say`` events on the table clock and judges them with the real
    engine (``companion.games.nasty7`` through ``Match``);
 4. prints Markdown tables: per backend, condition and voice family.
+5. then (not with ``--quick``) the Cheat claims section of ``cheat_claims.py``:
+   spoken claims judged by ``companion.games.cheat``, per backend and condition.
 
 Figures:
 
@@ -376,10 +378,14 @@ def machine() -> str:
               help="Also write the report (Markdown) to this file.")
 @click.option("--keep", type=click.Path(file_okay=False, path_type=Path),
               help="Keep the clips and per-trial records (JSON) in this folder.")
+@click.option("--claims", type=click.IntRange(0, 1000), default=None,
+              help="Cheat claims per voice family for the claims section "
+                   "(cheat_claims.py); default 8, none with --quick.")
 @click.option("--worker", hidden=True)
 @click.option("--clips", hidden=True, type=click.Path(path_type=Path))
 @click.option("--result", hidden=True, type=click.Path(path_type=Path))
 def main(quick: bool, n: int, names: str, seed: int, out: Path | None, keep: Path | None,
+         claims: int | None,
          worker: str | None, clips: Path | None, result: Path | None) -> None:
     """Benchmark the speech referee against its peers on generated calls."""
     if worker:
@@ -405,7 +411,13 @@ def main(quick: bool, n: int, names: str, seed: int, out: Path | None, keep: Pat
             t = time.perf_counter()
             results.append(spawn(name, work, work))
             click.echo(f"{name} done in {time.perf_counter() - t:.0f} s", err=True)
-    text = "\n".join([f"Machine: {where}", "", report(results, n, seed), "",
+    parts = [f"Machine: {where}", "", report(results, n, seed), ""]
+    claims = (0 if quick else 8) if claims is None else claims
+    if claims:
+        import cheat_claims
+
+        parts += [cheat_claims.section(chosen, claims, seed), ""]
+    text = "\n".join([*parts,
                       f"Wall time: {time.perf_counter() - started:.0f} s."])
     click.echo(text)
     if out is not None:
