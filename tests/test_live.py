@@ -298,3 +298,73 @@ def test_the_control_page_talks_to_the_live_table(tmp_path: Path) -> None:
         live.stop()
         board.close()
         factory.close()
+
+
+class PacedRecording:
+    """A WAV given to the table loop block by block, as far as the test says:
+    it stands in for the sound card's pace (ALSA's file device delivers a
+    recording at once). Blocks are the microphone's own ``Block`` type."""
+
+    def __init__(self, samples, rate: int) -> None:
+        self.samples, self.rate = samples, rate
+        self.lost = self.finished = False
+        self.fed = 0
+        self.ready: list = []
+
+    def feed_until(self, seconds: float) -> None:
+        from companion.audio.microphone import Block
+
+        end = min(len(self.samples), round(seconds * self.rate))
+        while self.fed < end:
+            n = min(800, end - self.fed)
+            self.ready.append(Block(samples=self.samples[self.fed:self.fed + n],
+                                    rate=self.rate, index=self.fed, t=self.fed / self.rate))
+            self.fed += n
+
+    def check(self) -> None:
+        return None
+
+    def blocks(self, timeout: float = 0.0):
+        out, self.ready = self.ready, []
+        return iter(out)
+
+    @property
+    def waiting(self) -> int:
+        return len(self.ready)
+
+
+@pytest.mark.slow
+def test_a_press_waits_for_the_recognizer_to_catch_up(tmp_path: Path) -> None:
+    from companion.audio import synth
+    from companion.referee.recognizer import open_recognizer
+    from companion.referee.stream import Listener
+
+    voice = synth.VoiceSpec("espeak-ng", "en-us", 1.0, 50)
+    one = synth.Synth().utterance("one", voice, rate=16000)
+    clip = synth.place([(2.0, one, "one")], seconds=6.0, rate=16000)
+    recording = PacedRecording(clip.audio, 16000)
+    recognizer = open_recognizer("pocketsphinx", PACK, notice=False)
+    clock = TableClock()
+    hub = LiveHub(Store(tmp_path / "log.sqlite3"), PACK, clock=clock)
+    live = LiveTable(hub, microphone=recording,
+                     listener_for=lambda rate: Listener(recognizer, rate))
+    hub.new_game("nasty7", ["Abby", "Beth", "Carter"], {"virtual_deck": True})
+    clock.now = 1.1
+    live.press("Abby", 1.0)
+    recording.feed_until(1.5)
+    live.step()
+    assert [e.type for e in hub.table.match.effective] == ["flip"]
+    # Carter accuses at 2.5, while the recognizer has heard only up to 2.2 s:
+    # Abby's "one" (onset 2.0) is still being spoken.
+    clock.now = 2.6
+    live.press("Carter", 2.5)
+    recording.feed_until(2.2)
+    live.step()
+    assert [e.type for e in hub.table.match.effective] == ["flip"]
+    assert live.watermark() < 2.5
+    recording.feed_until(4.0)
+    clock.now = 4.0
+    live.step()
+    assert [e.type for e in hub.table.match.effective] == ["flip", "say", "accuse"]
+    assert [(r.type, getattr(r, "player", None)) for r in hub.table.rulings] == [
+        ("call_ok", "Abby"), ("mistake", "Carter"), ("pile", "Carter"), ("round", None)]
