@@ -92,8 +92,9 @@ class FactoryChoice:
 
 
 def choose_pin_factory() -> FactoryChoice:
-    """lgpio when this machine has a GPIO chip and the ``lgpio`` module,
-    whatever ``GPIOZERO_PIN_FACTORY`` names if set, else ``MockFactory``.
+    """lgpio when this machine has a GPIO chip and the ``lgpio`` module
+    (gpiozero's native pins if lgpio is missing), whatever
+    ``GPIOZERO_PIN_FACTORY`` names if set, else ``MockFactory``.
 
     Never raises: a machine without GPIO runs on mock pins, and ``reason``
     says why."""
@@ -118,7 +119,16 @@ def choose_pin_factory() -> FactoryChoice:
 
         return FactoryChoice(LGPIOFactory(), mock=False, reason="lgpio")
     except Exception as exc:  # ImportError, or lgpio cannot open the chip
-        return FactoryChoice(MockFactory(), mock=True, reason=f"lgpio is unusable ({exc})")
+        lgpio_problem = str(exc)
+    try:  # gpiozero's pure-Python factory (Pi 4 and older, through /dev/gpiomem)
+        from gpiozero.pins.native import NativeFactory
+
+        return FactoryChoice(NativeFactory(), mock=False,
+                             reason=f"gpiozero's native pins (lgpio: {lgpio_problem})")
+    except Exception as exc:
+        return FactoryChoice(MockFactory(), mock=True,
+                             reason=f"no usable GPIO library (lgpio: {lgpio_problem}; "
+                                    f"native: {exc})")
 
 
 def group_presses(presses: Sequence[Press]) -> list[list[Press]]:
