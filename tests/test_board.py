@@ -177,3 +177,17 @@ def test_turn_led_offender_blink_and_status(rig) -> None:
     assert len(status.states) >= 4  # it blinks
     board.show_status(Status.LISTENING)
     assert status.state is True
+
+
+def test_a_machine_without_gpio_gets_mock_pins_and_says_why(monkeypatch) -> None:
+    from companion.board import choose_pin_factory
+
+    monkeypatch.delenv("GPIOZERO_PIN_FACTORY", raising=False)
+    choice = choose_pin_factory()
+    assert choice.mock and isinstance(choice.factory, MockFactory)
+    assert choice.reason == "this machine has no GPIO chip"
+    choice.factory.close()
+    monkeypatch.setenv("GPIOZERO_PIN_FACTORY", "mock")
+    choice = choose_pin_factory()
+    assert choice.mock and choice.reason == "GPIOZERO_PIN_FACTORY=mock"
+    choice.factory.close()
