@@ -179,6 +179,7 @@ def test_turn_led_offender_blink_and_status(rig) -> None:
     assert status.state is True
 
 
+@pytest.mark.skipif(Path("/dev/gpiochip0").exists(), reason="this machine has GPIO")
 def test_a_machine_without_gpio_gets_mock_pins_and_says_why(monkeypatch) -> None:
     from companion.board import choose_pin_factory
 
