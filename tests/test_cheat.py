@@ -699,3 +699,34 @@ def test_rulings_are_said_with_rank_words(events: list[dict[str, Any]], said: st
     match: Match[CheatState] = Match(game)
     rulings = match.fold([game.parse_event(e) for e in events])
     assert said in [sentence(r, load_pack("en")) for r in rulings]
+
+
+# --- the live table's path: the hub, the SQLite log, a restart -------------------------------
+
+
+def test_a_game_through_the_hub_is_logged_and_resumes_exactly(tmp_path: Path) -> None:
+    from companion.errors import EventError
+    from companion.hub import Hub
+    from companion.store import Store
+
+    session = load_session(EXAMPLE, lexicon_for=lexicon_for_header)
+    with Store(tmp_path / "log.sqlite3") as store:
+        hub = Hub(store)
+        table = hub.new_game("cheat", FOUR, {"challenge_window": 5.0})
+        rulings = []
+        for event in session.events:
+            rulings += hub.submit(event)
+        with pytest.raises(EventError):
+            hub.submit(session.game.parse_event(claim(99, "Abby", 1, "4")))  # game over
+        view = table.view()
+        assert view["winner"] == "Debbie" and view["state"]["awaiting"] == "over"
+        assert json.loads(json.dumps(view)) == view
+        resumed = hub.resume(table.game_id)
+        assert resumed.state == table.state
+        assert [r.to_dict() for r in resumed.rulings] == [r.to_dict() for r in rulings]
+        assert store.games()[0].winner == "Debbie"
+    result = CliRunner().invoke(cli, ["replay", "--db", str(tmp_path / "log.sqlite3"),
+                                      "--game", str(table.game_id)])
+    assert result.exit_code == 0, result.output
+    assert [json.loads(line) for line in result.output.splitlines()] == [
+        r.to_dict() for r in rulings]
