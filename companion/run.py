@@ -212,4 +212,4 @@ def _run(*, port: int, host: str, pinout: Any, db: Path | None, microphone: str 
         # espeak-ng (C++) keeps a native thread that aborts the process when the
         # interpreter's exit destroys it ("terminate called without an active
         # exception"); everything is closed and flushed, so leave at once.
-        os._exit(0)
+        os._exit(0 if stop.is_set() else 1)
