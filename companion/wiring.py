@@ -110,7 +110,7 @@ def wiring_svg(pinout: Pinout) -> str:
 @click.option("--pinout", "pinout_path", type=click.Path(dir_okay=False, path_type=Path),
               help="Wiring to draw (default: the shipped hardware/pinout.toml).")
 def wiring_command(pinout_path: Path | None) -> None:
-    """Print the wiring diagram (SVG) of a pinout, e.g. > hardware/wiring.svg."""
+    """Print a pinout's wiring diagram as SVG (companion wiring > hardware/wiring.svg)."""
     import sys
 
     from companion.errors import BoardError
