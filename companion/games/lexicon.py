@@ -29,7 +29,7 @@ class Lexicon(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=T
     sounds: tuple[str, ...] = ()
     ranks: dict[str, str] = msgspec.field(default_factory=dict)
     cheat: tuple[str, ...] = ("cheat",)
-    articles: tuple[str, ...] = ("a", "an")
+    articles: tuple[str, ...] = ()
 
     def number(self, word: str) -> int | None:
         """The number a word stands for, or None."""
@@ -64,5 +64,6 @@ ENGLISH = Lexicon(
     sounds=("hmmrrr", "pfft", "ouch", "peekaboo", "bingo", "beep", "quack"),
     ranks=_EN_RANKS,
     cheat=("cheat",),
+    articles=("a", "an"),
 )
 """The English lexicon, the same words as ``voices/en/pack.toml``."""
