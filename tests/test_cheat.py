@@ -414,7 +414,7 @@ def test_after_the_game_only_ticks_words_and_counts() -> None:
         with pytest.raises(IllegalEventError) as err:
             match.apply(game.parse_event(ev))
         assert err.value.field == "type"
-    assert game.listen_words(match.state) == []
+    assert game.listen_words(match.state) == ["cheat"]
 
 
 def test_scores_carry_the_stats() -> None:
@@ -566,6 +566,19 @@ def test_listen_words_follow_the_table() -> None:
     match, _ = play([say(1, "three fours"), challenge(2, "Beth")])
     words = game.listen_words(match.state)
     assert "cheat" not in words and {"four", "six", "ace", "two fours"} <= set(words)
+
+
+def test_claim_phrases_in_a_pack_without_plurals_or_articles() -> None:
+    from companion.voice.pack import load_pack
+
+    korean = load_pack("ko").lexicon
+    assert korean.articles == ()
+    game = make_game("cheat", FOUR, lexicon=korean)
+    assert isinstance(game, Cheat)
+    phrases = game.claim_phrases()
+    assert len(phrases) == 13 * 4  # the word for one, two, three, four before each rank
+    assert all(game.parse_claim(p) is not None for p in phrases)
+    assert korean.cheat[0] not in game.listen_words(Match(game).state)
 
 
 def test_view_shapes_the_table_for_the_page() -> None:

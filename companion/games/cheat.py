@@ -731,15 +731,17 @@ class Cheat(Game[CheatState]):
 
     def claim_phrases(self) -> list[str]:
         """Every claim as a phrase a player says, for a grammar: a count word
-        (two to four) before each plural rank word ("three fours"), and
-        "one", "a" or "an" before each singular ("one king", "an ace").
+        (two to four) before each plural rank word ("three fours"; the
+        singular for a rank the pack gives no plural), and the word for one
+        or an article before each singular ("one king", "a king", "an ace").
         Claims of any rank, so an illegal claim is heard too."""
         ranks, plural = self._forms()
         lex = self.lexicon
-        singles = [f"{w} {r}" for r in ranks if r not in plural
-                   for w in (lex.number_word(1), *lex.articles)]
-        multiples = [f"{lex.number_word(n)} {r}" for n in range(2, MAX_CLAIM + 1)
-                     for r in ranks if r in plural]
+        singular = [w for w in ranks if w not in plural]
+        has_plural = {ranks[w] for w in plural}
+        many = [*plural, *(w for w in singular if ranks[w] not in has_plural)]
+        singles = [f"{w} {r}" for r in singular for w in (lex.number_word(1), *lex.articles)]
+        multiples = [f"{lex.number_word(n)} {r}" for n in range(2, MAX_CLAIM + 1) for r in many]
         return list(dict.fromkeys([*singles, *multiples]))
 
     def listen_words(self, state: CheatState) -> list[str]:
@@ -747,11 +749,12 @@ class Cheat(Game[CheatState]):
         while a claim is awaited, every claim phrase (``claim_phrases``) and,
         while a window is open, the cheat words; while a reveal is awaited,
         the claim phrases and the singular rank words ("four", "six"), so
-        "two fours, a six" and "four, six" are both heard; none once the game
-        is over."""
+        "two fours, a six" and "four, six" are both heard. Never empty (a
+        recognizer needs a grammar): once the game is over, only the cheat
+        words, which then rule nothing."""
         what = self.awaiting(state)
         if what == "over":
-            return []
+            return list(self.lexicon.cheat)
         words = self.claim_phrases()
         if what in ("reveal", "challenger"):
             ranks, plural = self._forms()
