@@ -60,6 +60,7 @@ from companion.store import Store
 from companion.table import Table
 from companion.voice.pack import VoicePack
 from companion.voice.phrases import sentence
+from companion.voice.speaker import Priority
 
 log = logging.getLogger(__name__)
 
@@ -420,7 +421,7 @@ class LiveTable:
         assert item.event is not None
         try:
             item.result = self._apply(item.event, quiet=item.done is not None)
-        except BaseException as exc:
+        except Exception as exc:  # handed to the waiting page thread
             item.result = exc
         finally:
             if item.done is not None:
@@ -478,8 +479,6 @@ class LiveTable:
             line = sentence(ruling, pack)
             self.on_ruling(ruling, line)
             if line and self.speaker is not None:
-                from companion.voice.speaker import Priority
-
                 self.speaker.say(line, Priority.RULING)
             offender = getattr(ruling, "player", None)
             if ruling.type == "mistake" and isinstance(offender, str) and self.board:
@@ -520,8 +519,6 @@ class LiveTable:
         log.info("announce: %s", text)
         self.on_ruling(None, text)
         if self.speaker is not None:
-            from companion.voice.speaker import Priority
-
             self.speaker.say(text, Priority.NOTICE)
 
     def _say_scores(self, t: float) -> None:
@@ -545,8 +542,6 @@ class LiveTable:
         line = sentence(ruling, self.hub.pack)
         self.on_ruling(ruling, line)
         if line and self.speaker is not None:
-            from companion.voice.speaker import Priority
-
             self.speaker.say(line, Priority.NOTICE)
 
     def _show_status(self) -> None:
