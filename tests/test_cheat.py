@@ -403,13 +403,11 @@ def test_an_empty_hand_challenged_wrongly_wins_at_the_reveal() -> None:
     assert match.winner == "Abby" and conserved(match)
 
 
-def test_after_the_game_only_ticks_words_and_counts() -> None:
+def test_after_the_game_only_ticks_and_words_which_rule_nothing() -> None:
     match, _ = play([*_to_last_claim(), tick(105)])
     game = match.game
     assert match.apply(game.parse_event(tick(106))) == []
     assert match.apply(game.parse_event(say(107, "two kings"))) == []
-    assert [r.type for r in match.apply(game.parse_event({"t": 108, "type": "counts"}))] == [
-        "hands"]
     for ev in (claim(109, "Beth", 1, "A"), challenge(109, "Beth")):
         with pytest.raises(IllegalEventError) as err:
             match.apply(game.parse_event(ev))
@@ -543,12 +541,6 @@ def test_a_spoken_reveal_of_the_wrong_count_is_asked_again() -> None:
     assert rulings[-1] == {"type": "ask_reveal", "t": 3, "claimant": "Abby", "count": 3,
                            "heard": ["4", "6"]}
     assert match.state.contest is not None
-
-
-def test_hand_counts_on_request() -> None:
-    _, rulings = play([say(1, "three fours"), {"t": 2, "type": "counts"}])
-    assert rulings[-1] == {"type": "hands", "t": 2, "pile": 3,
-                           "counts": {"Abby": 10, "Beth": 13, "Carter": 13, "Debbie": 13}}
 
 
 def test_listen_words_follow_the_table() -> None:
@@ -686,7 +678,7 @@ def test_every_cheat_ruling_has_a_phrase_in_the_english_pack() -> None:
 
     tags = {str(obj.__struct_config__.tag) for obj in vars(cheat).values()
             if isinstance(obj, type) and issubclass(obj, Ruling) and obj is not Ruling}
-    assert {"claim_illegal", "challenge_won", "turn", "hands"} <= tags
+    assert {"claim_illegal", "challenge_won", "turn", "window_closed"} <= tags
     assert tags - set(load_pack("en").phrases) == set()
 
 

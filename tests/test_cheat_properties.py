@@ -32,7 +32,7 @@ def draw_event(data: st.DataObject, game: Cheat, state: CheatState, t: float
     players = list(game.players)
     kind = data.draw(st.sampled_from(
         ["claim", "claim", "claim", "claim", "bare", "say", "say", "challenge", "challenge",
-         "reveal", "reveal", "tick", "undo", "counts"]))
+         "reveal", "reveal", "tick", "undo"]))
     ev: dict[str, Any] = {"t": t, "type": kind}
     if kind in ("claim", "bare"):
         right = state.turn if state.placing is None else state.placing

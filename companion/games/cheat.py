@@ -115,10 +115,6 @@ class Reveal(Event, frozen=True, kw_only=True, tag="reveal"):
     cards: Annotated[list[Rank], msgspec.Meta(min_length=1, max_length=MAX_CLAIM)]
 
 
-class Counts(Event, frozen=True, kw_only=True, tag="counts"):
-    """Someone asks for the hand counts (a tap on the page): ruled ``hands``."""
-
-
 # --- rulings ------------------------------------------------------------------
 
 
@@ -256,14 +252,6 @@ class Turn(Ruling, frozen=True, kw_only=True, tag="turn"):
     player: str
 
 
-class Hands(Ruling, frozen=True, kw_only=True, tag="hands"):
-    """The hand counts, as asked: ``counts`` per player (cards); ``pile``:
-    cards on the pile."""
-
-    counts: dict[str, int]
-    pile: int
-
-
 class CheatScores(Scores, frozen=True, kw_only=True, tag="scores"):
     """The end of the game: ``scores`` are the cards left per player
     (``label`` "cards left"); ``stats`` per player are the figures of
@@ -354,7 +342,7 @@ class Cheat(Game[CheatState]):
     min_players = 3
     max_players = 10
     options_type = CheatOptions
-    event_types = (Claim, Challenge, Reveal, Counts)
+    event_types = (Claim, Challenge, Reveal)
     options: CheatOptions
 
     def check_options(self) -> None:
@@ -465,15 +453,12 @@ class Cheat(Game[CheatState]):
         if event.t < state.t:
             raise IllegalEventError(f"t={event.t!r} is before the table's time {state.t!r}",
                                     field="t")
-        if state.winner is not None and event.type not in ("tick", "say", "counts"):
+        if state.winner is not None and event.type not in ("tick", "say", "hearing"):
             raise IllegalEventError(
                 f"the game is over: {self.players[state.winner]} has won", field="type")
         rulings: list[Ruling] = []
         state = self._advance(state, event.t, rulings)
         state = msgspec.structs.replace(state, t=event.t)
-        if isinstance(event, Counts):
-            rulings.append(Hands(t=event.t, pile=state.pile, counts=self._counts(state)))
-            return state, rulings
         if state.winner is not None:
             return state, rulings
         if isinstance(event, Claim):
