@@ -79,9 +79,20 @@ class Tick(Event, frozen=True, kw_only=True, tag="tick"):
     fire when nothing else happens."""
 
 
+class Hearing(Event, frozen=True, kw_only=True, tag="hearing"):
+    """Whether the companion can hear the table from ``t`` on.
+
+    ``on`` is false while no microphone works: calls are then not judged by
+    ear (no hesitation, no word rulings; an accusation of an unheard call is
+    not ruled). The live table logs one when the microphone goes or comes
+    back, so a replay of the log knows it too."""
+
+    on: bool
+
+
 class Undo(Event, frozen=True, kw_only=True, tag="undo"):
     """Remove the effect of the last event that had one (see ``Match.apply``)."""
 
 
-SHARED_EVENTS: tuple[type[Event], ...] = (Say, Audio, Tick, Undo)
+SHARED_EVENTS: tuple[type[Event], ...] = (Say, Audio, Tick, Hearing, Undo)
 """Events every game accepts."""

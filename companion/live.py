@@ -29,10 +29,11 @@ LED is lit, an offender's LED blinks, the status LED shows listening,
 speaking or fault, and in virtual-deck mode the flipped card is spoken.
 Words whose onset falls while the companion speaks are not judged.
 
-Speech checking off (no microphone, or it was unplugged): The Nasty 7's
-engine would rule every call a hesitation, so each flip is followed by a
-``say`` with no words and confidence 0 at the flip's time: the call counts as
-made but unheard (it can never be a mistake; an accusation is ruled unheard).
+Speech checking off (no microphone, or it was unplugged): the loop logs a
+``hearing`` event (``on`` false) when a game starts without a microphone or
+when it goes, and ``on`` true when it comes back; while off, the engine leaves
+every call unheard (never a hesitation or word mistake; an accusation of such
+a call is ruled unheard).
 """
 
 from __future__ import annotations
@@ -52,7 +53,7 @@ import msgspec
 
 from companion.board import TIE_S, Board, BoardInput, Hold, Press, Status
 from companion.errors import EventError
-from companion.events import Event, Say, Tick
+from companion.events import Event, Hearing, Tick
 from companion.hub import Hub
 from companion.presses import PendingFlip, press_events
 from companion.rulings import Ruling, Scores
@@ -324,12 +325,14 @@ class LiveTable:
         change = mic.check()
         if change == "lost":
             self.listener = None
+            self._set_hearing(now)
             self._announce("The microphone is unplugged. Calls are not checked until it is back.")
         elif change in ("back", "switched") and self.listener_for is not None:
             self.listener = self.listener_for(mic.rate)
             self._vocabulary = ()
             self._set_vocabulary()
             if change == "back":
+                self._set_hearing(now)
                 self._announce("The microphone is back. Calls are checked again.")
         listener = self.listener
         if listener is None or self._audio_done:
@@ -475,6 +478,8 @@ class LiveTable:
         if event is None:  # a new game: a press waiting for its card is void
             self._pending_flip = None
             self.hub.pending_press = None
+            if not self.speech_checking:
+                self._set_hearing(self.clock())
         for ruling in rulings:
             line = sentence(ruling, pack)
             self.on_ruling(ruling, line)
@@ -501,10 +506,16 @@ class LiveTable:
             card = str(call.get("card", ""))
             words = self.hub.pack.phrases.get(f"card.{card}") or card.replace("_", " ")
             self._announce(words)
-        if not self.speech_checking and call.get("player") == getattr(event, "player", None) \
-                and call.get("status") == "pending":
-            # Speech checking off: the call counts as made, unheard (see above).
-            self._apply(Say(t=event.t, text="", confidence=0.0))
+
+    def _set_hearing(self, now: float) -> None:
+        """Log whether calls can be heard now (a ``hearing`` event), so the
+        engine stops or resumes judging by ear, and a replay of the log agrees."""
+        table = self.hub.table
+        if table is None:
+            return
+        on = self.speech_checking
+        if getattr(table.state, "hearing", True) != on:
+            self._apply(Hearing(t=max(now, table.match.clock), on=on))
 
     def _set_vocabulary(self) -> None:
         listener, table = self.listener, self.hub.table

@@ -125,6 +125,9 @@ def test_virtual_deck_flip_is_announced_and_leds_follow_the_turn(nasty7: Rig) ->
 def test_a_mistake_blinks_the_offenders_led(tmp_path: Path) -> None:
     rig = Rig(tmp_path, "nasty7", ["Abby", "Beth"], {"virtual_deck": True})
     try:
+        # No microphone in this rig, so hearing is off; a scripted call needs it on.
+        rig.hub.submit(rig.hub.table.game.parse_event({"type": "hearing", "t": 1.0,
+                                                       "on": True}))
         rig.press(0, 2.0)
         rig.hub.submit(rig.hub.table.game.parse_event({"type": "say", "t": 2.5,
                                                        "text": "seven"}))
@@ -151,7 +154,8 @@ def test_holding_a_button_says_the_scores(tmp_path: Path) -> None:
         pin.drive_high()
         rig.live.step()
         assert rig.lines[-1] == "Cards left: Abby 55, Beth 55."
-        assert rig.events() == []  # the hold was no press: nothing applied
+        # The hold was no press: nothing applied but the game's "cannot hear" note.
+        assert rig.events() == [{"type": "hearing", "t": rig.events()[0]["t"], "on": False}]
     finally:
         rig.close()
 
@@ -161,7 +165,8 @@ def test_physical_deck_press_waits_for_the_tapped_card(tmp_path: Path) -> None:
     try:
         rig.press(0, 2.0)
         assert rig.hub.pending_press is not None and rig.hub.pending_press[0] == "Abby"
-        assert rig.events() == []  # no card yet, nothing applied
+        # No card yet: nothing applied but the game's "cannot hear" note.
+        assert [e["type"] for e in rig.events()] == ["hearing"]
         # The page's tap arrives from a web thread 1.3 s later.
         rig.clock.now = 3.3
         result: list = []
@@ -174,7 +179,7 @@ def test_physical_deck_press_waits_for_the_tapped_card(tmp_path: Path) -> None:
             worker.join(10)
         finally:
             rig.live.stop()
-        flip = rig.events()[0]
+        flip = next(e for e in rig.events() if e["type"] == "flip")
         assert flip["card"] == "gun" and flip["t"] == pytest.approx(2.0, abs=1e-3)
         assert rig.hub.pending_press is None and result == [[]]
     finally:

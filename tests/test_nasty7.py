@@ -410,3 +410,26 @@ def test_listen_words_are_the_count_words_and_the_rounds_sound() -> None:
     match, _ = play([flip(1, "Abby"), say(1.5, "two")], nasty=True)
     assert "quack" in nasty.listen_words(match.state)
 
+
+
+def test_without_hearing_calls_are_unheard_never_hesitations() -> None:
+    match, rulings = play([{"t": 0.5, "type": "hearing", "on": False}, flip(1, "Abby"),
+                           {"t": 9.0, "type": "tick"}, flip(10, "Beth"),
+                           {"t": 10.5, "type": "accuse", "by": ["Carter"]}])
+    assert kinds(rulings) == [("accusation_unheard", "Beth")]
+    assert match.state.last == 2  # the count is still kept
+
+
+def test_hearing_back_on_judges_calls_again() -> None:
+    _, rulings = play([{"t": 0.5, "type": "hearing", "on": False}, flip(1, "Abby"),
+                       {"t": 2.0, "type": "hearing", "on": True}, flip(3, "Beth"),
+                       say(3.5, "five")])
+    assert kinds(rulings) == [("mistake", "Beth", "wrong_number"), ("pile", "Beth", "2"),
+                              ("round", "Beth")]
+
+
+def test_losing_hearing_mid_call_leaves_it_unheard() -> None:
+    match, rulings = play([flip(1, "Abby"), {"t": 1.5, "type": "hearing", "on": False},
+                           {"t": 9.0, "type": "tick"}])
+    assert rulings == []
+    assert match.state.call is not None and match.state.call.status == "unsure"

@@ -225,7 +225,7 @@ class CheapShot(Game[CheapShotState]):
 
     def apply(self, state: CheapShotState,
               event: Event) -> tuple[CheapShotState, list[Ruling]]:
-        if event.type in ("tick", "say"):
+        if event.type in ("tick", "say", "hearing"):
             return state, []
         if state.over:
             raise IllegalEventError("the game is over", field="type")

@@ -350,7 +350,7 @@ class FingerGuns(Game[FingerGunsState]):
 
     def apply(self, state: FingerGunsState,
               event: Event) -> tuple[FingerGunsState, list[Ruling]]:
-        if event.type in ("tick", "say"):
+        if event.type in ("tick", "say", "hearing"):
             return state, []
         if state.over:
             raise IllegalEventError("the game is over", field="type")

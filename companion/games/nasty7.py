@@ -31,6 +31,10 @@ accusation is ruled from the count against what was heard.
 
 A call's window runs from its flip to the next flip by the right player:
 a call missing when the next card is flipped is ruled a hesitation.
+
+While the companion cannot hear (a ``hearing`` event with ``on`` false: no
+working microphone), calls are left unheard: no hesitation and no word
+rulings; the count, turns, skips and accusations' piles are still kept.
 """
 
 from __future__ import annotations
@@ -41,7 +45,7 @@ from typing import Any, Literal
 import msgspec
 
 from companion.errors import IllegalEventError, OptionError
-from companion.events import Event, Say
+from companion.events import Event, Hearing, Say
 from companion.games.base import Game, Options
 from companion.rulings import Ruling, Scores, Winner
 
@@ -241,6 +245,7 @@ class Nasty7State(msgspec.Struct, frozen=True, kw_only=True):
     sound: str | None = None
     call: Call | None = None
     winner: int | None = None
+    hearing: bool = True
 
 
 # --- pure helpers -------------------------------------------------------------
@@ -353,7 +358,7 @@ class Nasty7(Game[Nasty7State]):
         if event.t < state.t:
             raise IllegalEventError(f"t={event.t!r} is before the table's time {state.t!r}",
                                     field="t")
-        if state.winner is not None and event.type not in ("tick", "say"):
+        if state.winner is not None and event.type not in ("tick", "say", "hearing"):
             raise IllegalEventError(
                 f"the game is over: {self.players[state.winner]} has won", field="type")
         rulings: list[Ruling] = []
@@ -369,6 +374,10 @@ class Nasty7(Game[Nasty7State]):
             state = self._accuse(state, event, rulings)
         elif isinstance(event, PhoneWord):
             state = self._phone_word(state, event, rulings)
+        elif isinstance(event, Hearing):
+            state = msgspec.structs.replace(state, hearing=event.on)
+            if not event.on and state.call is not None and state.call.status == "pending":
+                state = self._set_call(state, status="unsure", rulings=rulings, t=event.t)
         return state, rulings
 
     def on_undo(self, state: Nasty7State, t: float) -> Nasty7State:
@@ -457,12 +466,15 @@ class Nasty7(Game[Nasty7State]):
         call = Call(player=p, card=card, flip_t=event.t, count=last, expected=expected,
                     opening=opening, choose_sound=choose, last_card=not state.stacks[p])
         skip = 2 if card in TWINS else 1
-        return msgspec.structs.replace(state, last=last, direction=direction, call=call,
-                                       turn=(p + skip) % len(self.players))
+        state = msgspec.structs.replace(state, last=last, direction=direction, call=call,
+                                        turn=(p + skip) % len(self.players))
+        if not state.hearing:  # nothing can be judged by ear: the call is unheard
+            state = self._set_call(state, status="unsure", rulings=rulings, t=event.t)
+        return state
 
     def _say(self, state: Nasty7State, event: Say, rulings: list[Ruling]) -> Nasty7State:
         call = state.call
-        if call is None or event.t < call.flip_t:
+        if call is None or event.t < call.flip_t or not state.hearing:
             return state
         words = _words(event.text)
         onset = call.onset if call.onset is not None else event.t

@@ -165,7 +165,7 @@ class RummyBattle(Game[RummyBattleState]):
 
     def apply(self, state: RummyBattleState,
               event: Event) -> tuple[RummyBattleState, list[Ruling]]:
-        if event.type in ("tick", "say"):
+        if event.type in ("tick", "say", "hearing"):
             return state, []
         if state.over:
             raise IllegalEventError("the game is over", field="type")
