@@ -72,6 +72,8 @@ MAX_HOLD_S = 2.0
 """Seconds an item may wait for the watermark before it is released anyway."""
 
 PENDING_FLIP_S = 10.0
+ANNOUNCE_WAIT_S = 5.0
+"""Seconds a virtual-deck flip waits for its card's announcement to be played."""
 """Seconds a press waits for its card's kind from the tap pad (physical deck)."""
 
 PAGE_WAIT_S = 5.0
@@ -171,6 +173,7 @@ class LiveTable:
         self._wake = threading.Event()
         self._inputs: queue.SimpleQueue[BoardInput] = queue.SimpleQueue()
         self._pending_flip: tuple[PendingFlip, float] | None = None
+        self._announced: tuple[dict[str, Any], Any, float] | None = None
         self._vocabulary: tuple[str, ...] = ()
         self._audio_done = False
         self._last_tick = -math.inf
@@ -379,12 +382,15 @@ class LiveTable:
                 marks.append(pending)
         if self._pending_flip is not None:
             marks.append(self._pending_flip[0].t)
+        if self._announced is not None:
+            marks.append(self._announced[2])
         return min(marks)
 
     # -- releasing items in order ------------------------------------------------------
 
     def _release(self, now: float) -> int:
         self._expire_pending_flip(now)
+        self._release_announced_flip(now)
         applied = 0
         while True:
             mark = self.watermark(now)
@@ -406,6 +412,44 @@ class LiveTable:
             else:
                 self._apply_item(item)
             applied += 1
+
+    def _announce_flip(self, meaning: dict[str, Any]) -> bool:
+        """Virtual deck with a working speaker: say the card first, and hold
+        the flip until the sentence has been played. Returns False when the
+        flip should be applied at once instead (no speaker, card unknown)."""
+        table, speaker = self.hub.table, self.speaker
+        top_card = getattr(table.game, "top_card", None) if table is not None else None
+        if table is None or speaker is None or not speaker.available or top_card is None:
+            return False
+        card = top_card(table.state, meaning["player"])
+        if card is None:
+            return False
+        words = self.hub.pack.phrases.get(f"card.{card}") or str(card).replace("_", " ")
+        self.on_ruling(None, words)
+        utterance = speaker.say(words, Priority.NOTICE)
+        self._announced = ({**meaning, "card": card}, utterance, float(meaning["t"]))
+        return True
+
+    def _release_announced_flip(self, now: float) -> None:
+        """A virtual-deck flip counts from the end of its card's announcement:
+        the player cannot call before they know the card, and their voice is
+        not judged while the companion speaks (DESIGN.md, Speech)."""
+        if self._announced is None:
+            return
+        meaning, utterance, pressed = self._announced
+        played = utterance.end is not None or utterance.interrupted
+        if not played and now - pressed < ANNOUNCE_WAIT_S:
+            return
+        self._announced = None
+        shown = utterance.end if utterance.end is not None else now
+        event = {**meaning, "t": max(pressed, min(shown, now))}
+        table = self.hub.table
+        if table is None:
+            return
+        try:
+            self._apply(table.game.parse_event(event))
+        except EventError as exc:
+            log.info("an announced flip was refused: %s", exc)
 
     def _expire_pending_flip(self, now: float) -> None:
         pending = self._pending_flip
@@ -452,6 +496,11 @@ class LiveTable:
                 self._pending_flip = (meaning, self.clock() + PENDING_FLIP_S)
                 self.hub.pending_press = (meaning.player, meaning.t)
                 continue
+            if meaning.get("type") == "flip" and "card" not in meaning:
+                if self._announced is not None:
+                    continue  # the previous card is still being announced
+                if self._announce_flip(meaning):
+                    continue
             try:
                 event = table.game.parse_event(meaning)
             except EventError as exc:
@@ -477,6 +526,7 @@ class LiveTable:
         pack = self.hub.pack
         if event is None:  # a new game: a press waiting for its card is void
             self._pending_flip = None
+            self._announced = None
             self.hub.pending_press = None
             if not self.speech_checking:
                 self._set_hearing(self.clock())

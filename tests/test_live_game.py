@@ -107,7 +107,7 @@ def test_a_short_game_of_nasty7(tmp_path: Path) -> None:
             pin.drive_low()
             clock.now = at + 0.12
             pin.drive_high()
-            until(at + 0.2)
+            until(at + 0.3)  # the card is announced, then the flip is applied
 
         led = [factory.pin(s.led) for s in board.pinout.seats[:3]]
         assert led[0].state is False
@@ -131,6 +131,7 @@ def test_a_short_game_of_nasty7(tmp_path: Path) -> None:
         streams = device.streams()
 
     rulings: list[Ruling] = hub.table.rulings
+    store_events = list(hub.store.event_objects(hub.table.game_id))
     kinds = [(r.type, getattr(r, "player", None), getattr(r, "kind", None)) for r in rulings]
     assert kinds == [
         ("call_ok", "Abby", None),
@@ -142,8 +143,13 @@ def test_a_short_game_of_nasty7(tmp_path: Path) -> None:
     ], kinds
     wrong = rulings[1].to_dict()
     assert wrong["heard"] == ["three"] and wrong["expected"] == ["two"]
-    # The hesitation is ruled 3.0 s after the flip's edge, from ticks alone.
-    assert rulings[9].t == pytest.approx(10.0 + 3.0, abs=0.01)
+    # A virtual-deck flip counts from the end of its card's announcement, and
+    # the hesitation is ruled 3.0 s after it, from ticks alone.
+    flips = [e for e in store_events if e["type"] == "flip"]
+    announced = [u for u in speaker.spoken if u.text == "racketeer" and u.completed]
+    assert [f["t"] for f in flips] == pytest.approx([u.end for u in announced], abs=1e-6)
+    assert all(f["t"] >= at for f, at in zip(flips, (1.0, 3.0, 5.0, 7.0, 10.0), strict=True))
+    assert rulings[9].t == pytest.approx(flips[-1]["t"] + 3.0, abs=0.01)
     # Every spoken line was played to the end through the sound device.
     said = [u for u in speaker.spoken if u.completed]
     texts = [u.text for u in said]

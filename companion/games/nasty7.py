@@ -678,6 +678,13 @@ class Nasty7(Game[Nasty7State]):
 
     # -- for the shell ----------------------------------------------------------
 
+    def top_card(self, state: Nasty7State, player: str) -> Card | None:
+        """The kind of ``player``'s top card, if the companion knows it
+        (virtual deck), else None. Raises ``IllegalEventError`` for an
+        unknown player."""
+        stack = state.stacks[self.player_index(player)]
+        return stack[0] if stack else None
+
     def expected_call(self, state: Nasty7State) -> list[str]:
         """The words the pending call needs (empty for silence or no call)."""
         call = state.call
