@@ -17,6 +17,7 @@ output carries the rulings (``companion replay``).
 
 from __future__ import annotations
 
+import atexit
 import logging
 import tempfile
 import threading
@@ -61,6 +62,15 @@ def _quiet_print(*args: Any, **_kwargs: Any) -> None:
     log.debug(" ".join(str(a) for a in args))
 
 
+def _release_engine() -> None:
+    global _ENGINE
+    if _LOCK.acquire(timeout=2.0):  # a render in progress finishes in milliseconds
+        try:
+            _ENGINE = None
+        finally:
+            _LOCK.release()
+
+
 def _engine(voice: str, words_per_minute: int) -> Any:
     """The process's pyttsx3 engine, set to ``voice``. Call under ``_LOCK``."""
     global _ENGINE
@@ -71,6 +81,9 @@ def _engine(voice: str, words_per_minute: int) -> Any:
 
             espeak_driver.print = _quiet_print  # type: ignore[attr-defined]
             _ENGINE = pyttsx3.init("espeak")
+            # Drop the engine before the interpreter tears modules down: its
+            # driver's __del__ needs them, and complains on stderr otherwise.
+            atexit.register(_release_engine)
         except (ImportError, OSError, RuntimeError) as exc:
             raise SpeechOutputError(f"espeak-ng cannot be started through pyttsx3: {exc}") from exc
     global _SETTINGS
