@@ -380,7 +380,7 @@ def machine() -> str:
               help="Keep the clips and per-trial records (JSON) in this folder.")
 @click.option("--claims", type=click.IntRange(0, 1000), default=None,
               help="Cheat claims per voice family for the claims section "
-                   "(cheat_claims.py); default 8, none with --quick.")
+                   "(cheat_claims.py); default 4, none with --quick.")
 @click.option("--worker", hidden=True)
 @click.option("--clips", hidden=True, type=click.Path(path_type=Path))
 @click.option("--result", hidden=True, type=click.Path(path_type=Path))
@@ -412,7 +412,7 @@ def main(quick: bool, n: int, names: str, seed: int, out: Path | None, keep: Pat
             results.append(spawn(name, work, work))
             click.echo(f"{name} done in {time.perf_counter() - t:.0f} s", err=True)
     parts = [f"Machine: {where}", "", report(results, n, seed), ""]
-    claims = (0 if quick else 8) if claims is None else claims
+    claims = (0 if quick else 4) if claims is None else claims
     if claims:
         import cheat_claims
 
