@@ -18,6 +18,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import threading
+import time
 from dataclasses import dataclass, field
 
 from flask import Flask
@@ -47,13 +48,19 @@ class PageServer:
         return f"http://{host}:{self.port}/"
 
     def stop(self, timeout: float = 5.0) -> None:
-        """End the live streams, stop accepting, and join the server thread
-        (at most ``timeout`` seconds for each step). Idempotent."""
+        """End the live streams and let them finish, stop accepting, and join
+        the server thread (at most ``timeout`` seconds for each step). Idempotent."""
         if self._stopped:
             return
         self._stopped = True
-        live_of(self.app).close()
+        live = live_of(self.app)
+        live.close()
         server = self.server
+        # Let the streams write their last chunk before the sockets close.
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline and (
+                live.client_count or server.task_dispatcher.active_count):
+            time.sleep(0.01)
         socket_map = server.map if isinstance(server, MultiSocketServer) else server._map
         # Close every socket from inside the server's own loop: the loop ends
         # when its map is empty.
