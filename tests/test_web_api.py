@@ -425,6 +425,32 @@ def test_settings_report_voice_and_no_level_without_a_microphone(app: Flask) -> 
     assert "Level: none" in client.get("/settings").get_data(as_text=True)
 
 
+class HeardMicrophone:
+    """Stands in for ``companion.audio.microphone.Microphone`` after it has read
+    a block: its ``level_db`` and ``device``, and ``use_device`` (recorded). The
+    real one needs an audio device open, which this test must not do."""
+
+    level_db = -23.5
+    device = 0
+
+    def __init__(self) -> None:
+        self.chosen: list[int] = []
+
+    def use_device(self, device: int) -> None:
+        self.chosen.append(device)
+
+
+def test_level_and_device_come_from_the_live_microphone(hub: Hub, app: Flask) -> None:
+    mic = HeardMicrophone()
+    hub.microphone = mic  # type: ignore[attr-defined]
+    client = app.test_client()
+    assert client.get("/api/level").get_json() == {"level_db": -23.5, "device": 0}
+    status = client.get("/api/settings").get_json()
+    assert status["input_device"] == 0
+    assert status["microphone"]["name"] == "HeardMicrophone"
+    assert status["speech_models"]["backend"] in ("vosk", "pocketsphinx")
+
+
 def test_pin_must_be_digits(hub: Hub) -> None:
     with pytest.raises(ValueError, match="digits"):
         create_app(hub, pin="abcd")

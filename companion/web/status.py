@@ -10,7 +10,6 @@ have are reported as ``None``, and the page says "none".
 
 from __future__ import annotations
 
-import importlib
 import logging
 import math
 from typing import TYPE_CHECKING, Any
@@ -67,7 +66,7 @@ def _describe(obj: Any) -> dict[str, Any] | None:
     if obj is None:
         return None
     out: dict[str, Any] = {"name": str(getattr(obj, "name", type(obj).__name__))}
-    for attr in ("status", "model", "model_status", "voice", "language"):
+    for attr in ("status", "model", "model_status", "voice", "language", "sample_rate"):
         value = getattr(obj, attr, None)
         if callable(value):
             try:
@@ -79,20 +78,26 @@ def _describe(obj: Any) -> dict[str, Any] | None:
     return out
 
 
-def _referee_report() -> Any:
-    """The referee's own report of speech models, if it offers one
-    (``companion.referee.status()``)."""
+def speech_models() -> dict[str, Any]:
+    """The referee's view of speech models (``companion.referee``): the
+    backend it would pick now and why, and each downloadable model with its
+    folder (``None`` when not installed). pocketsphinx's English model ships
+    inside its package and is always there."""
+    out: dict[str, Any] = {}
     try:
-        referee = importlib.import_module("companion.referee")
-    except ImportError:
-        return None
-    report = getattr(referee, "status", None)
-    if not callable(report):
-        return None
-    try:
-        return report()
+        from companion.referee.models import status
+        from companion.referee.recognizer import pick_backend
+
+        backend, notice = pick_backend()
+        out["backend"] = backend
+        if notice:
+            out["notice"] = notice
+        for spec, path in status():
+            out[f"{spec.language}: {spec.name}"] = str(path) if path else "not installed"
+        out["pocketsphinx (bundled)"] = "installed"
     except Exception as exc:  # the page shows the fault instead of failing
-        return f"unavailable: {exc}"
+        out["error"] = str(exc)
+    return out
 
 
 def settings_status(control: Control) -> dict[str, Any]:
@@ -104,7 +109,7 @@ def settings_status(control: Control) -> dict[str, Any]:
                        "espeak_voice": pack.espeak_voice},
         "speaker": _describe(getattr(hub, "speaker", None)),
         "recognizer": _describe(getattr(hub, "recognizer", None)),
-        "speech_models": _referee_report(),
+        "speech_models": speech_models(),
         "input_device": selected_device(control),
         "microphone": _describe(getattr(hub, "microphone", None)),
     }
