@@ -16,6 +16,7 @@ import pytest
 from flask import Flask
 from flask.testing import FlaskClient
 
+from companion.games import available_games, game_class
 from companion.games.nasty7 import Nasty7Options
 from companion.hub import Hub
 from companion.store import Store
@@ -455,3 +456,17 @@ def test_pin_must_be_digits(hub: Hub) -> None:
     with pytest.raises(ValueError, match="digits"):
         create_app(hub, pin="abcd")
     assert str(create_app(hub).config["TABLE_PIN"]).isdigit()
+
+
+@pytest.mark.parametrize("name", available_games())
+def test_every_installed_game_can_be_set_up_and_shown(hub: Hub, player: Phone, name: str) -> None:
+    client, headers = player
+    cls = game_class(name)
+    assert client.get(f"/setup?game={name}").status_code == 200
+    players = PLAYERS[:max(cls.min_players, min(4, cls.max_players))]
+    reply = client.post("/api/games", json={"game": name, "players": players}, headers=headers)
+    assert reply.status_code == 201, reply.get_json()
+    page = client.get("/")
+    assert page.status_code == 200
+    assert 'id="board"' in page.get_data(as_text=True)
+    assert client.get("/api/state").get_json()["game"] == name
