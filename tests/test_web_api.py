@@ -470,3 +470,10 @@ def test_every_installed_game_can_be_set_up_and_shown(hub: Hub, player: Phone, n
     assert page.status_code == 200
     assert 'id="board"' in page.get_data(as_text=True)
     assert client.get("/api/state").get_json()["game"] == name
+
+
+def test_oversized_and_wrong_method_requests_get_json_errors(game: Phone) -> None:
+    client, headers = game
+    huge = {"type": "say", "text": "one " * 40_000}
+    refused(client.post("/api/events", json=huge, headers=headers), 413, None)
+    refused(client.get("/api/undo"), 405, None)

@@ -66,7 +66,7 @@ def create_app(hub: Hub, *, pin: str | None = None,
         WTF_CSRF_TIME_LIMIT=None,  # a token lasts as long as the phone's session
         WTF_CSRF_HEADERS=["X-CSRFToken"],
         SESSION_COOKIE_SAMESITE="Strict",
-        JSON_SORT_KEYS=False,
+        MAX_CONTENT_LENGTH=64 * 1024,  # an event or a setup is a few hundred bytes
     )
     if test_config:
         app.config.from_mapping(test_config)

@@ -48,7 +48,8 @@ def turn_of(view: View) -> str | None:
 
 def fewest_cards(view: View) -> list[str]:
     """Who is winning when the fewest cards left wins: the players whose
-    ``stack`` (or ``hand``) count is smallest, from ``state.players``."""
+    ``stack`` (or ``hand``) count is smallest, from ``state.players``; nobody
+    while all are level."""
     rows = view.get("state", {}).get("players", [])
     counts = {}
     for row in rows:
@@ -59,6 +60,8 @@ def fewest_cards(view: View) -> list[str]:
     if not counts:
         return []
     least = min(counts.values())
+    if all(n == least for n in counts.values()):
+        return []  # level: nobody leads
     return [name for name, n in counts.items() if n == least]
 
 
