@@ -174,7 +174,9 @@ def test_a_tap_after_a_button_press_is_that_players_flip(tmp_path: Path) -> None
     headers = csrf_of(client)
     client.post("/api/pin", json={"pin": PIN}, headers=headers)
     client.post("/api/games", json={"game": "nasty7", "players": PLAYERS}, headers=headers)
+    assert client.get("/api/state").get_json()["actor"] == "Abby"
     hub.pending_press = "Carter"
+    assert client.get("/api/state").get_json()["actor"] == "Carter"
     reply = client.post("/api/events", json={"type": "flip", "card": "gun"}, headers=headers)
     assert reply.get_json()["event"]["player"] == "Carter"
     # A virtual button goes to the live table's own judgement of a press.

@@ -107,12 +107,13 @@ class Control:
 
     def snapshot(self) -> dict[str, Any]:
         """Everything the table page shows, as JSON builtins: the table view,
-        who is winning, the log, and the rendered ``board`` and ``log_html``."""
+        whose turn, who a tap stands for (``actor``), who is winning, and the
+        rendered ``board`` and ``log_html``."""
         table = self.hub.table
         with self.app.app_context():
             if table is None:
                 return {"game": None, "game_id": None, "players": [], "view": None,
-                        "leaders": [], "turn": None, "winner": None,
+                        "leaders": [], "turn": None, "actor": None, "winner": None,
                         "board": render_template("parts/no_game.html"), "log_html": ""}
             view = table.view()
             panel = panel_for(table.game.name)
@@ -123,8 +124,8 @@ class Control:
             log_html = render_template("parts/log.html", log=log)
         return {"game": table.game.name, "game_id": table.game_id,
                 "players": view["players"], "view": view, "leaders": leaders,
-                "turn": panel.current_player(view), "winner": view["winner"],
-                "board": board, "log_html": log_html}
+                "turn": panel.current_player(view), "actor": self.acting_player(table, panel),
+                "winner": view["winner"], "board": board, "log_html": log_html}
 
     def games_on_offer(self) -> list[dict[str, Any]]:
         """The installed games: name, title, player range."""

@@ -109,7 +109,7 @@
     }
     document.getElementById("leaders").textContent =
       snap.leaders && snap.leaders.length ? "Leading: " + snap.leaders.join(", ") : "";
-    document.querySelectorAll(".actor").forEach((a) => { a.textContent = snap.turn || "…"; });
+    document.querySelectorAll(".actor").forEach((a) => { a.textContent = snap.actor || snap.turn || "…"; });
   }
 
   if (body.dataset.page === "table") {
