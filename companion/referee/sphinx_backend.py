@@ -3,8 +3,8 @@
 The embedded default (no download): pocketsphinx 5's ``en-us`` acoustic model
 and CMU dictionary. Each utterance is decoded twice over the same frames:
 
-1. with the **grammar** ``<call> = <word> [<word>] [<word>]`` over the words
-   that can matter now (a twin card's call has two);
+1. with the **grammar** ``<call> = <word> [<word>] ...`` (up to
+   ``max_words``) over the words that can matter now;
 2. with the **phone loop** (``allphone`` search with the bundled phone
    language model), the best any English-like sound could score.
 
@@ -14,9 +14,8 @@ logistic: a word the speaker really said scores close to the free phone
 loop; a word forced onto noise, a cough or table talk scores far below it;
 (b) the word's posterior probability in the grammar's lattice (low when
 another game word fits the sound about as well, or for a word tacked onto
-the trailing breath). And a call never needs three game words (a twin
-card's call has two): when the best grammar path needs three, the utterance
-is table talk and every word's confidence is capped at ``talk_cap``.
+the trailing breath). The grammar allows more words than a call needs, so
+talk around a call comes out as extra words the stream weighs and drops.
 ``SphinxSettings`` holds these thresholds.
 Words the dictionary lacks take phones from the pack's ``[listen.phones]``.
 """
@@ -41,8 +40,9 @@ class SphinxSettings:
     (natural log) between the phone loop and a word at which the word's
     confidence is 0.5 [5.5]; ``llr_slope``: how many nats per frame halve the
     odds [1.0]. ``min_frames``: a word shorter than this many 10 ms frames is
-    given confidence 0 [8]. ``talk_cap``: the highest confidence of a word
-    in an utterance that needed three grammar words [0.1]. ``wip``: the
+    given confidence 0 [8]. ``max_words``: the most game words the grammar
+    lets one utterance hold [6]; more than a call needs, so that talk around
+    a call comes out as words the stream can weigh and drop. ``wip``: the
     decoder's word insertion probability: lower makes fewer, longer words
     (pocketsphinx's default; far lower values cut real words) [0.65].
 
@@ -55,7 +55,7 @@ class SphinxSettings:
     llr_center: float = 5.5
     llr_slope: float = 1.0
     min_frames: int = 8
-    talk_cap: float = 0.1
+    max_words: int = 6
     wip: float = 0.65
 
 
@@ -115,7 +115,7 @@ class SphinxRecognizer(Recognizer):
         alternatives = " | ".join(f"( {s} )" for s in by_spoken)
         grammar = ("#JSGF V1.0;\ngrammar call;\n"
                    f"<word> = {alternatives};\n"
-                   "public <call> = <word> [ <word> ] [ <word> ];\n")
+                   f"public <call> = <word>{' [ <word> ]' * (self.settings.max_words - 1)};\n")
         self._grammars += 1
         name = f"call{self._grammars}"
         try:
@@ -178,9 +178,6 @@ class SphinxRecognizer(Recognizer):
                     break
             if not matched:
                 i += 1
-        if len(words) >= 3:
-            words = [Word(w.text, w.start, w.end, min(w.confidence, s.talk_cap))
-                     for w in words]
         return words
 
 

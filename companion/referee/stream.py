@@ -12,12 +12,17 @@ compensated) to the recognizer's rate; ``SampleClock`` maps sample indices to
 the table clock (jitter, drift, dropped blocks); the ``Segmenter`` (webrtcvad)
 cuts utterances and gives their onset; the recognizer decodes each utterance
 with the vocabulary that was in force when it began; a word after the first
-that starts in the trailing silence is dropped (``TRAILING_S``). A new vocabulary waits
+that starts in the trailing silence is dropped (``TRAILING_S``), so are words
+far quieter than the loudest of their utterance, and a whole utterance far
+quieter than the recent sure calls is weak (``QUIET_DB``): the caller is
+the loud voice, table talk around the call is quieter. A new vocabulary waits
 for an utterance boundary: it is never switched inside an utterance.
 """
 
 from __future__ import annotations
 
+import math
+from collections import deque
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -29,6 +34,24 @@ from companion.events import Say
 from companion.referee.clock import SampleClock
 from companion.referee.recognizer import Recognizer, Word
 from companion.referee.vad import Segment, Segmenter, VadSettings
+
+QUIET_DB = 12.0
+"""A word more than this many dB below the loudest word of its utterance is
+someone else talking near the call (table talk) and is dropped; an utterance
+whose loudest word is this far below the median of the last sure calls is
+table talk, its words capped at ``QUIET_CAP``."""
+
+QUIET_CAP = 0.1
+"""The confidence given to words of an utterance much quieter than the calls,
+or of one with ``TALK_WORDS`` game words or more."""
+
+TALK_WORDS = 3
+"""A call has one or two game words (a twin card's); an utterance with three
+or more, after the quiet and trailing ones are dropped, is table talk."""
+
+STRONG = 0.5
+"""A sure call, whose loudness joins the reference (the engines' default
+``min_confidence``)."""
 
 TRAILING_S = 0.04
 """A word after the first that starts later than this many seconds before
@@ -88,6 +111,7 @@ class Listener:
         self._device_base = 0  # device index where it began
         self._jump = False  # the next push starts at _model_base (after a long gap)
         self._pending_vocab: tuple[str, ...] | None = None
+        self._loudness: deque[float] = deque(maxlen=8)  # dBFS of the last sure calls
 
     def _new_resampler(self) -> soxr.ResampleStream | None:
         if self.device_rate == self.rate:
@@ -172,6 +196,26 @@ class Listener:
         onset, end = self.time_of(seg.onset), self.time_of(seg.end)
         last_voiced = (seg.end - seg.start) / self.rate
         kept = [w for i, w in enumerate(words) if i == 0 or w.start < last_voiced - TRAILING_S]
-        placed = tuple(w.shifted(base) for w in kept)
-        return Heard(onset=onset, end=end, words=placed, forced=seg.forced)
+        levels = [_level_db(seg.pcm, w, self.rate) for w in kept]
+        loud = max(levels, default=-120.0)
+        # The caller is the loud voice: words of quieter talk around the call go.
+        heard = [w for w, lv in zip(kept, levels, strict=True) if lv >= loud - QUIET_DB]
+        if heard and kept and heard[0] is not kept[0]:
+            onset = max(onset, base + heard[0].start)  # the call began after the talk
+        reference = float(np.median(self._loudness)) if self._loudness else None
+        if len(heard) >= TALK_WORDS or (reference is not None and loud < reference - QUIET_DB):
+            heard = [Word(w.text, w.start, w.end, min(w.confidence, QUIET_CAP)) for w in heard]
+        placed = tuple(w.shifted(base) for w in heard)
+        result = Heard(onset=onset, end=end, words=placed, forced=seg.forced)
+        if placed and result.confidence >= STRONG:
+            self._loudness.append(loud)
+        return result
 
+
+def _level_db(pcm: npt.NDArray[np.int16], word: Word, rate: int) -> float:
+    """RMS level of a word's samples, dB relative to int16 full scale."""
+    a, b = max(0, round(word.start * rate)), min(len(pcm), round(word.end * rate))
+    if b <= a:
+        return -120.0
+    x = pcm[a:b].astype(np.float64)
+    return 10 * math.log10(float(np.mean(x * x)) / 32768.0 ** 2 + 1e-12)

@@ -36,7 +36,8 @@ class VadSettings:
     ``start_window``/``start_voiced``: frames (10 ms) looked at / needed voiced
     to start an utterance [10 / 6]. ``end_silence``: seconds without a voiced
     frame that end it [0.25]. ``pre_roll``: seconds kept before the onset
-    [0.3]. ``max_length``: the longest utterance, seconds [6.0].
+    [0.3]. ``max_length``: the longest utterance, seconds [3.0]; a call
+    lasts about one, and it bounds the decoding work in endless table talk.
     ``backtrack_db``: how far above the noise floor (dB) a frame's energy must
     be to move the onset back over it [12.0]; ``backtrack_max``: at most this
     many seconds [0.15]. ``gate_db``: a voiced frame's energy must be this
@@ -47,7 +48,7 @@ class VadSettings:
     start_voiced: int = 6
     end_silence: float = 0.25
     pre_roll: float = 0.3
-    max_length: float = 6.0
+    max_length: float = 3.0
     backtrack_db: float = 12.0
     backtrack_max: float = 0.15
     gate_db: float = 6.0
