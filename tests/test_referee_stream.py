@@ -171,3 +171,22 @@ def test_a_new_vocabulary_waits_for_the_end_of_the_utterance(
 def test_speech_with_no_game_word_is_a_weak_say() -> None:
     say = Heard(onset=3.2, end=3.9, words=()).to_say()
     assert (say.t, say.text, say.confidence, say.end) == (3.2, "", 0.0, 3.9)
+
+
+@pytest.mark.slow
+def test_quiet_talk_just_before_a_call_is_dropped(sy: Synth, sphinx: SphinxRecognizer) -> None:
+    """Someone across the table says a game-like word 20 dB below the caller,
+    right before the call, in the same utterance: only the loud call counts,
+    and the onset moves to it."""
+    piper = VoiceSpec("piper", "en_US-joe-medium", 1.0)
+    talk = sy.utterance("two", piper, level_dbfs=-46.0)
+    call = sy.utterance("five", piper, level_dbfs=-26.0)
+    gap = 0.05
+    start = 1.0
+    clip = synth.add_floor(synth.place(
+        [(start, talk, "two"), (start + len(talk) / RATE + gap, call, "five")], seconds=3.5))
+    listener = Listener(sphinx, RATE)
+    listener.set_vocabulary(["one", "two", "three", "four", "five", "six", "seven"])
+    heard = [h for h in feed_blocks(listener, clip.audio, RATE, t0=0.0) if h.words]
+    assert [h.text for h in heard] == ["five"]
+    assert heard[0].onset == pytest.approx(clip.onsets[1], abs=0.08)
