@@ -46,8 +46,8 @@ QUIET_CAP = 0.1
 or of one with ``TALK_WORDS`` game words or more."""
 
 TALK_WORDS = 3
-"""A call has one or two game words (a twin card's); an utterance with three
-or more, after the quiet and trailing ones are dropped, is table talk."""
+"""A call has one or two game words (a twin card's); an utterance decoded
+into three or more is table talk."""
 
 STRONG = 0.5
 """A sure call, whose loudness joins the reference (the engines' default
@@ -203,7 +203,8 @@ class Listener:
         if heard and kept and heard[0] is not kept[0]:
             onset = max(onset, base + heard[0].start)  # the call began after the talk
         reference = float(np.median(self._loudness)) if self._loudness else None
-        if len(heard) >= TALK_WORDS or (reference is not None and loud < reference - QUIET_DB):
+        talk = len(words) >= TALK_WORDS  # as decoded, before any word is dropped
+        if talk or (reference is not None and loud < reference - QUIET_DB):
             heard = [Word(w.text, w.start, w.end, min(w.confidence, QUIET_CAP)) for w in heard]
         placed = tuple(w.shifted(base) for w in heard)
         result = Heard(onset=onset, end=end, words=placed, forced=seg.forced)
