@@ -119,3 +119,26 @@ def test_a_recording_that_is_not_16_bit_is_refused(tmp_path: Path) -> None:
     result = CliRunner().invoke(main, ["replay", "--recognizer", "pocketsphinx", str(session)])
     assert result.exit_code == 2
     assert "16-bit" in result.output and "line 2" in result.output
+
+
+def test_nasty_rules_the_first_phone_players_sound_is_heard_and_kept(
+        sy: Synth, tmp_path: Path) -> None:
+    """Nasty rules: after the first round, the round's first phone player
+    picks the sound. The grammar then holds every offered sound of the pack;
+    "bingo" is heard, becomes the round's sound, and a later phone card is
+    judged against it."""
+    turns = [
+        (1.0, "Abby", "racketeer", "one", 0.5, PIPER),
+        (3.0, "Beth", "racketeer", "three", 0.5, PIPER),  # two was due: new round, Beth
+        (6.0, "Beth", "phone", "bingo", 0.6, PIPER),  # count 1, Beth picks the sound
+        (8.5, "Carter", "racketeer", "two", 0.5, PIPER),
+        (11.0, "Debbie", "phone", "bingo", 0.6, PIPER),  # count 3, the round's sound
+    ]
+    rulings = replay(write_session(tmp_path, sy, turns, seconds=14.0,
+                                   options={"nasty": True}))
+    sounds = [(r["player"], r["sound"]) for r in rulings if r["type"] == "sound_set"]
+    assert sounds == [("Beth", "bingo")]
+    oks = [(r["player"], r["count"]) for r in rulings if r["type"] == "call_ok"]
+    assert oks == [("Abby", 1), ("Beth", 1), ("Carter", 2), ("Debbie", 3)]
+    assert [(r["player"], r["kind"]) for r in rulings if r["type"] == "mistake"] == [
+        ("Beth", "wrong_number")]
