@@ -24,7 +24,7 @@ PIPER = [VoiceSpec("piper", "en_US-joe-medium", s) for s in (0.8, 1.0, 1.3)]
 ESPEAK = [VoiceSpec("espeak-ng", "en-us", 1.0, 50), VoiceSpec("espeak-ng", "en-us+m3", 0.85, 40),
           VoiceSpec("espeak-ng", "en-us+f2", 1.15, 60), VoiceSpec("espeak-ng", "en-gb+f4", 1.3, 65),
           VoiceSpec("espeak-ng", "en-us+m7", 1.2, 35)]
-STRONG = 0.5  # the engine's default min_confidence
+STRONG = 0.5  # a confident word (the Nasty 7 engine asks 0.8 before ruling a mistake)
 
 
 @pytest.fixture(scope="module")
