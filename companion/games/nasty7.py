@@ -22,6 +22,8 @@ where it is silent. In short:
 * The first player whose stack is empty after a correct call wins.
 
 Judging words: a ``say`` event carries the words heard and its onset ``t``.
+A call is right once every word it needs has been heard; a right start whose
+rest was never heard is left unsure (a missing word is weak evidence).
 Only game words are judged (count words and phone sounds of the lexicon,
 and this round's sound); other words are table talk and ignored, although
 any speech counts as the onset of a call. Words with ``confidence`` below
@@ -409,15 +411,13 @@ class Nasty7(Game[Nasty7State]):
         """End a pending call's window at ``t`` (deadline or next flip)."""
         call = state.call
         assert call is not None and call.status == "pending"
-        if not call.expected and not call.heard and not call.choose_sound:
+        if not call.expected and not call.doubt and not call.choose_sound:
             return self._call_ok(state, t, rulings)  # a gun card kept silent
         if call.onset is None:
             return self._mistake(state, t, call.player, "hesitation", rulings)
-        if call.doubt or not call.heard:
-            # Speech without sure game words: never a mistake on weak evidence.
-            return self._set_call(state, status="unsure", rulings=rulings, t=t)
-        kind: MistakeKind = "wrong_sound" if call.card in PHONES else "wrong_number"
-        return self._mistake(state, t, call.player, kind, rulings)
+        # Speech without sure game words, or a right start with the rest not
+        # heard: a missing word is weak evidence, so never a mistake by itself.
+        return self._set_call(state, status="unsure", rulings=rulings, t=t)
 
     # -- events --------------------------------------------------------------
 
@@ -569,12 +569,11 @@ class Nasty7(Game[Nasty7State]):
                                     field="by")
         t = event.t
         expected = list(call.expected)
-        if call.status == "ok" or (not call.doubt and call.heard) or (
-                call.card == "gun" and not call.doubt):
+        if call.status == "ok" or (call.card == "gun" and not call.doubt):
             wrong = False
         elif call.doubt:
             wrong = True
-        else:
+        else:  # nothing judgeable heard, or only the right start of the call
             rulings.append(AccusationUnheard(t=t, player=self.players[call.player]))
             return state
         if wrong:
