@@ -135,6 +135,16 @@ class Game(ABC, Generic[S]):
 
     # -- shared --------------------------------------------------------------
 
+    def check_time_and_end(self, state_t: float, event: Event, winner: str | None) -> None:
+        """Refuse (``IllegalEventError``) an event earlier than the state's
+        time ``state_t``, and, once ``winner`` has won, any event but those
+        that only report the table (tick, say, hearing)."""
+        if event.t < state_t:
+            raise IllegalEventError(f"t={event.t!r} is before the table's time {state_t!r}",
+                                    field="t")
+        if winner is not None and event.type not in ("tick", "say", "hearing"):
+            raise IllegalEventError(f"the game is over: {winner} has won", field="type")
+
     def header(self) -> dict[str, Any]:
         """The session header that sets up this game."""
         return {"game": self.name, "players": list(self.players),

@@ -45,6 +45,7 @@ import msgspec
 from companion.errors import IllegalEventError, OptionError
 from companion.events import Event, Say
 from companion.games.base import Game, Options
+from companion.games.lexicon import spoken_words
 from companion.rulings import Ruling, Scores, Winner
 
 Rank = Literal["A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K"]
@@ -325,12 +326,7 @@ class CheatState(msgspec.Struct, frozen=True, kw_only=True):
 
 
 def _words(text: str) -> list[str]:
-    out = []
-    for raw in text.replace(",", " ").replace("-", " ").split():
-        word = raw.strip(".!?;:\"'").lower()
-        if word:
-            out.append(word)
-    return out
+    return spoken_words(text, split_hyphens=True)
 
 
 class Cheat(Game[CheatState]):
@@ -450,12 +446,7 @@ class Cheat(Game[CheatState]):
     # -- the fold ----------------------------------------------------------------
 
     def apply(self, state: CheatState, event: Event) -> tuple[CheatState, list[Ruling]]:
-        if event.t < state.t:
-            raise IllegalEventError(f"t={event.t!r} is before the table's time {state.t!r}",
-                                    field="t")
-        if state.winner is not None and event.type not in ("tick", "say", "hearing"):
-            raise IllegalEventError(
-                f"the game is over: {self.players[state.winner]} has won", field="type")
+        self.check_time_and_end(state.t, event, self.winner(state))
         rulings: list[Ruling] = []
         state = self._advance(state, event.t, rulings)
         state = msgspec.structs.replace(state, t=event.t)

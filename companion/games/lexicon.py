@@ -43,6 +43,21 @@ class Lexicon(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=T
         return str(n)
 
 
+def spoken_words(text: str, *, split_hyphens: bool = False) -> list[str]:
+    """The words of a ``say`` text: lower case, end punctuation stripped,
+    commas read as spaces. Hyphens split words only when asked (The Nasty 7
+    keeps an invented sound like "peek-a-boo" as one word; Cheat splits
+    "four-four-six")."""
+    if split_hyphens:
+        text = text.replace("-", " ")
+    out = []
+    for raw in text.replace(",", " ").split():
+        word = raw.strip(".!?;:\"'").lower()
+        if word:
+            out.append(word)
+    return out
+
+
 _EN_NUMBERS = {
     "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
     "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12,

@@ -49,6 +49,7 @@ import msgspec
 from companion.errors import IllegalEventError, OptionError
 from companion.events import Event, Hearing, Say
 from companion.games.base import Game, Options
+from companion.games.lexicon import spoken_words
 from companion.rulings import Ruling, Scores, Winner
 
 Card = Literal["racketeer", "twin_racketeer", "phone", "twin_phone", "gun"]
@@ -273,15 +274,6 @@ def advance_count(last: int, direction: int, steps: int) -> tuple[list[int], int
     return numbers, last, direction
 
 
-def _words(text: str) -> list[str]:
-    out = []
-    for raw in text.replace(",", " ").split():
-        word = raw.strip(".!?;:\"'").lower()
-        if word:
-            out.append(word)
-    return out
-
-
 class Nasty7(Game[Nasty7State]):
     """The Nasty 7 for 2-6 players in seat order (clockwise)."""
 
@@ -320,7 +312,7 @@ class Nasty7(Game[Nasty7State]):
         return f"#{n}" if n is not None else word
 
     def _tokens(self, text: str) -> tuple[str, ...]:
-        return tuple(self._token(w) for w in _words(text))
+        return tuple(self._token(w) for w in spoken_words(text))
 
     def _say_token(self, token: str) -> str:
         return self.lexicon.number_word(int(token[1:])) if token.startswith("#") else token
@@ -359,12 +351,7 @@ class Nasty7(Game[Nasty7State]):
     # -- the fold ------------------------------------------------------------
 
     def apply(self, state: Nasty7State, event: Event) -> tuple[Nasty7State, list[Ruling]]:
-        if event.t < state.t:
-            raise IllegalEventError(f"t={event.t!r} is before the table's time {state.t!r}",
-                                    field="t")
-        if state.winner is not None and event.type not in ("tick", "say", "hearing"):
-            raise IllegalEventError(
-                f"the game is over: {self.players[state.winner]} has won", field="type")
+        self.check_time_and_end(state.t, event, self.winner(state))
         rulings: list[Ruling] = []
         state = self._advance(state, event.t, rulings)
         state = msgspec.structs.replace(state, t=event.t)
@@ -478,7 +465,7 @@ class Nasty7(Game[Nasty7State]):
         call = state.call
         if call is None or event.t < call.flip_t or not state.hearing:
             return state
-        words = _words(event.text)
+        words = spoken_words(event.text)
         onset = call.onset if call.onset is not None else event.t
         end = event.end if event.end is not None else event.t
         call = msgspec.structs.replace(call, words=call.words + tuple(words), onset=onset,
@@ -540,7 +527,7 @@ class Nasty7(Game[Nasty7State]):
 
     def _phone_word(self, state: Nasty7State, event: PhoneWord,
                     rulings: list[Ruling]) -> Nasty7State:
-        sound = " ".join(_words(event.text))
+        sound = " ".join(spoken_words(event.text))
         if not sound:
             raise IllegalEventError("the phone sound is empty", field="text")
         if state.sound is not None:
