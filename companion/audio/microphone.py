@@ -33,6 +33,7 @@ from typing import Any, Literal
 
 import numpy as np
 
+from companion.audio.devices import probe_device
 from companion.errors import AudioDeviceError
 
 log = logging.getLogger(__name__)
@@ -78,22 +79,9 @@ def find_input(device: int | str | None = None,
     """The input ``device`` as ``(device, rate_hz, name)``: the preferred rate
     if the device takes it, else its default rate. Raises
     ``AudioDeviceError`` when there is no such input device."""
-    try:
-        import sounddevice as sd
-    except OSError as exc:
-        raise AudioDeviceError(f"PortAudio cannot be loaded: {exc}") from None
-    try:
-        info: Any = sd.query_devices(device, kind="input")
-    except (ValueError, sd.PortAudioError) as exc:
-        raise AudioDeviceError(f"no microphone ({exc})") from None
-    rate = int(info["default_samplerate"])
-    try:
-        sd.check_input_settings(device=device, channels=1, dtype="int16",
-                                samplerate=preferred_rate)
-        rate = preferred_rate
-    except (ValueError, sd.PortAudioError):
-        pass
-    return device, rate, str(info["name"])
+    rate, name = probe_device(device, "input", preferred_rate, AudioDeviceError,
+                              "no microphone")
+    return device, rate, name
 
 
 def sd_callback_stop() -> BaseException:

@@ -36,6 +36,7 @@ from typing import Any
 
 import numpy as np
 
+from companion.audio.devices import probe_device
 from companion.errors import SpeechOutputError
 from companion.voice.pack import VoicePack
 from companion.voice.speaking import SpeakingLog
@@ -98,22 +99,9 @@ def find_output(device: int | str | None = None) -> OutputDevice:
 
     Raises ``SpeechOutputError`` when PortAudio is missing or there is no such
     output device (no sound card)."""
-    try:
-        import sounddevice as sd
-    except OSError as exc:
-        raise SpeechOutputError(f"PortAudio cannot be loaded: {exc}") from None
-    try:
-        info: Any = sd.query_devices(device, kind="output")
-    except (ValueError, sd.PortAudioError) as exc:
-        raise SpeechOutputError(f"no sound output device ({exc})") from None
-    rate = int(info["default_samplerate"])
-    try:
-        sd.check_output_settings(device=device, channels=1, dtype="int16",
-                                 samplerate=SYNTH_RATE_HZ)
-        rate = SYNTH_RATE_HZ
-    except (ValueError, sd.PortAudioError):
-        pass
-    return OutputDevice(device=device, rate=rate, name=str(info["name"]))
+    rate, name = probe_device(device, "output", SYNTH_RATE_HZ, SpeechOutputError,
+                              "no sound output device")
+    return OutputDevice(device=device, rate=rate, name=name)
 
 
 class Speaker:
