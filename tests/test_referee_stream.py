@@ -13,9 +13,9 @@ from companion.audio import synth
 from companion.audio.synth import Synth, VoiceSpec
 from companion.errors import RecognizerError
 from companion.referee.clock import SampleClock
-from companion.referee.recognizer import Spellings
+from companion.referee.recognizer import Recognizer, Spellings, Word
 from companion.referee.sphinx_backend import SphinxRecognizer
-from companion.referee.stream import Heard, Listener
+from companion.referee.stream import PHANTOM, Heard, Listener
 from companion.referee.vad import Segmenter
 from companion.voice.pack import load_pack
 
@@ -190,3 +190,39 @@ def test_quiet_talk_just_before_a_call_is_dropped(sy: Synth, sphinx: SphinxRecog
     heard = [h for h in feed_blocks(listener, clip.audio, RATE, t0=0.0) if h.words]
     assert [h.text for h in heard] == ["five"]
     assert heard[0].onset == pytest.approx(clip.onsets[1], abs=0.08)
+
+
+class ScriptedRecognizer(Recognizer):
+    """Returns the same words for every utterance. It stands in for a decoder
+    only to test the stream's own filtering, which must hold whatever a real
+    decoder returns; the speech and the segmenter around it are real."""
+
+    name = "scripted"
+    sample_rate = RATE
+
+    def __init__(self, words: list[Word]) -> None:
+        super().__init__()
+        self.words = words
+
+    def _compile(self, vocabulary: tuple[str, ...]) -> None:
+        pass
+
+    def decode(self, pcm: np.ndarray) -> list[Word]:
+        return list(self.words)
+
+
+@pytest.mark.parametrize(("second_confidence", "text"), [(0.05, "five"), (0.3, "five six")])
+def test_a_barely_heard_word_after_the_first_is_dropped(
+        sy: Synth, second_confidence: float, text: str) -> None:
+    """A decoder may pad a call with a short game word fitted to breath or
+    hiss ("one five" for "one"): a word after the first below ``PHANTOM``
+    goes; a word above it stays (and the engine weighs it)."""
+    assert 0.05 < PHANTOM < 0.3
+    pcm = sy.utterance("five six", ESPEAK)
+    clip = synth.call_after_silence(pcm, 0.8)
+    # Both words lie inside the voiced part of the utterance (0.3 s pre-roll).
+    words = [Word("five", 0.30, 0.55, 0.9), Word("six", 0.55, 0.75, second_confidence)]
+    listener = Listener(ScriptedRecognizer(words), RATE)
+    listener.set_vocabulary(["five", "six"])
+    heard = [h for h in feed_blocks(listener, clip.audio, RATE, t0=0.0) if h.words]
+    assert [h.text for h in heard] == [text]

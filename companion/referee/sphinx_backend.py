@@ -47,13 +47,21 @@ class SphinxSettings:
     weigh and drop (measured with 6: fewer false mistakes in table talk), but
     the search grows fast: 0.04 of real time with 3, 0.19 with 6 on this
     machine's x86 core; a loop grammar (``<word>+``) is as cheap as 3 but was
-    measured to make more false mistakes."""
+    measured to make more false mistakes. ``floor_dbfs``: the level (dBFS,
+    RMS) of a seeded white noise floor added before decoding [-60.0]; the
+    acoustic model was trained on recordings that always hold some noise, and
+    stretches of digital silence (zeros) around a call throw its energy and
+    cepstral-mean features off: measured on the benchmark's clean clips,
+    single-word accuracy went from 14 of 22 with none to 22 of 22 at -60 dBFS
+    (a microphone's own floor is about this level, so real input is barely
+    changed). None adds nothing."""
 
     llr_center: float = 5.5
     llr_slope: float = 1.0
     min_frames: int = 8
     wip: float = 0.65
     max_words: int = 3
+    floor_dbfs: float | None = -60.0
 
 
 def _jsgf_token(phrase: str) -> str:
@@ -141,7 +149,7 @@ class SphinxRecognizer(Recognizer):
         """Game words in one utterance at 16 kHz; see the module docstring."""
         if not self.vocabulary:
             raise RecognizerError("set_vocabulary() before decode()")
-        pcm = np.asarray(pcm, dtype=np.int16)
+        pcm = with_floor(np.asarray(pcm, dtype=np.int16), self.settings.floor_dbfs)
         segs = self._run(self._search, pcm)
         phones = self._run("phones", pcm)
         s = self.settings
@@ -176,6 +184,16 @@ class SphinxRecognizer(Recognizer):
             if not matched:
                 i += 1
         return words
+
+
+def with_floor(pcm: Pcm, dbfs: float | None, seed: int = 0) -> Pcm:
+    """``pcm`` (int16) plus white noise at ``dbfs`` RMS relative to int16 full
+    scale, the same noise for the same length and ``seed`` (decoding is
+    repeatable); ``pcm`` itself when ``dbfs`` is None."""
+    if dbfs is None or len(pcm) == 0:
+        return pcm
+    noise = np.random.default_rng(seed).normal(0.0, 32768.0 * 10 ** (dbfs / 20), len(pcm))
+    return np.clip(np.round(pcm + noise), -32768, 32767).astype(np.int16)
 
 
 def _span_score(phones: list[tuple[str, int, int, float, float]], start: int,

@@ -12,7 +12,8 @@ compensated) to the recognizer's rate; ``SampleClock`` maps sample indices to
 the table clock (jitter, drift, dropped blocks); the ``Segmenter`` (webrtcvad)
 cuts utterances and gives their onset; the recognizer decodes each utterance
 with the vocabulary that was in force when it began; a word after the first
-that starts in the trailing silence is dropped (``TRAILING_S``), so are words
+that starts in the trailing silence or is far from sure is dropped
+(``TRAILING_S``, ``PHANTOM``), so are words
 far quieter than the loudest of their utterance, and a whole utterance far
 quieter than the recent sure calls is weak (``QUIET_DB``): the caller is
 the loud voice, table talk around the call is quieter. A new vocabulary waits
@@ -57,6 +58,13 @@ TRAILING_S = 0.04
 """A word after the first that starts later than this many seconds before
 the last voiced frame lies in the trailing silence: a decoder pads a call's
 tail with a short game word ("four two"). Such words are dropped."""
+
+PHANTOM = 0.2
+"""A word after the first with a confidence below this is dropped: the
+grammar lets a decoder pad a call with a short game word matched to breath or
+the noise floor ("one five" for "one"; "five" fits hiss). Dropping a real
+second word is safe: a twin call heard by half is left unsure by the engine,
+never ruled a mistake."""
 
 
 @dataclass(frozen=True)
@@ -195,7 +203,8 @@ class Listener:
         base = self.time_of(seg.start)
         onset, end = self.time_of(seg.onset), self.time_of(seg.end)
         last_voiced = (seg.end - seg.start) / self.rate
-        kept = [w for i, w in enumerate(words) if i == 0 or w.start < last_voiced - TRAILING_S]
+        kept = [w for i, w in enumerate(words)
+                if i == 0 or (w.start < last_voiced - TRAILING_S and w.confidence >= PHANTOM)]
         levels = [_level_db(seg.pcm, w, self.rate) for w in kept]
         loud = max(levels, default=-120.0)
         # The caller is the loud voice: words of quieter talk around the call go.
