@@ -68,8 +68,10 @@ class Backend(Protocol):
 
     name: str
 
-    def begin(self, words: Sequence[str]) -> None:
-        """A new stream; ``words`` can matter in it (the grammar)."""
+    def begin(self, words: Sequence[str], items: int | None = None) -> None:
+        """A new stream; ``words`` can matter in it (the grammar), at most
+        ``items`` in one utterance (``Game.utterance_items``; None: the
+        backend's default)."""
 
     def feed(self, frame: bytes) -> list[Heard]:
         """One frame of ``FRAME`` samples; what is heard by now."""
@@ -126,7 +128,7 @@ class Endpointed:
         self._buf: list[bytes] = []
         self._words: Sequence[str] = ()
 
-    def begin(self, words: Sequence[str]) -> None:
+    def begin(self, words: Sequence[str], items: int | None = None) -> None:
         self._ep = self._make()
         self._buf = []
         self._words = words
@@ -267,11 +269,11 @@ class Project:
         self._listener: Any = None
         self._first = True
 
-    def begin(self, words: Sequence[str]) -> None:
+    def begin(self, words: Sequence[str], items: int | None = None) -> None:
         from companion.referee.stream import Listener
 
         self._listener = Listener(self.recognizer, RATE)
-        self._listener.set_vocabulary(list(words))
+        self._listener.set_vocabulary(list(words), items)
         self._first = True
 
     def _heard(self, items: list[Any]) -> list[Heard]:

@@ -123,11 +123,12 @@ def judge(trial: ClaimTrial, says: list[Say]) -> str:
     return "not taken"
 
 
-def hear(backend: backends.Backend, audio: np.ndarray, words: list[str]
-         ) -> tuple[list[Say], float]:
-    """Stream ``audio`` through ``backend``; one ``say`` per utterance (the
-    words one ``feed`` returned) and the compute seconds."""
-    backend.begin(words)
+def hear(backend: backends.Backend, audio: np.ndarray, words: list[str],
+         items: int | None = None) -> tuple[list[Say], float]:
+    """Stream ``audio`` through ``backend`` with the grammar ``words`` (at
+    most ``items`` per utterance); one ``say`` per utterance (the words one
+    ``feed`` returned) and the compute seconds."""
+    backend.begin(words, items)
     frame = backends.FRAME
     says: list[Say] = []
     spent = 0.0
@@ -157,13 +158,15 @@ def run_backend(name: str, planned: dict[str, list[tuple[ClaimTrial, np.ndarray]
         backend = backends.make(name)
     except (ImportError, OSError, RuntimeError) as exc:
         return {"backend": name, "skipped": f"cannot be loaded here ({exc})"}
-    words = new_match().game.listen_words(new_match().state)
+    start = new_match()
+    words = start.game.listen_words(start.state)
+    most = start.game.utterance_items(start.state)
     rows: dict[str, dict[str, float]] = {}
     for condition, items in planned.items():
         counts = {"right": 0.0, "wrong": 0.0, "not taken": 0.0, "compute": 0.0,
                   "seconds": 0.0}
         for trial, audio in items:
-            says, spent = hear(backend, audio, words)
+            says, spent = hear(backend, audio, words, most)
             counts[judge(trial, says)] += 1
             counts["compute"] += spent
             counts["seconds"] += len(audio) / backends.RATE

@@ -174,7 +174,7 @@ class LiveTable:
         self._inputs: queue.SimpleQueue[BoardInput] = queue.SimpleQueue()
         self._pending_flip: tuple[PendingFlip, float] | None = None
         self._announced: tuple[dict[str, Any], Any, float] | None = None
-        self._vocabulary: tuple[str, ...] = ()
+        self._vocabulary: tuple[tuple[str, ...], int | None] | None = None
         self._audio_done = False
         self._last_tick = -math.inf
         self._last_watchdog = -math.inf
@@ -332,7 +332,7 @@ class LiveTable:
             self._announce("The microphone is unplugged. Calls are not checked until it is back.")
         elif change in ("back", "switched") and self.listener_for is not None:
             self.listener = self.listener_for(mic.rate)
-            self._vocabulary = ()
+            self._vocabulary = None
             self._set_vocabulary()
             if change == "back":
                 self._set_hearing(now)
@@ -572,9 +572,10 @@ class LiveTable:
         if listener is None or table is None:
             return
         words = tuple(table.game.listen_words(table.state))
-        if words and words != self._vocabulary:
-            self._vocabulary = words
-            listener.set_vocabulary(list(words))
+        items = table.game.utterance_items(table.state)
+        if words and (words, items) != self._vocabulary:
+            self._vocabulary = (words, items)
+            listener.set_vocabulary(list(words), items)
 
     def _announce(self, text: str) -> None:
         log.info("announce: %s", text)

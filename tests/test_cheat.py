@@ -19,7 +19,7 @@ from companion.cli import main as cli
 from companion.errors import IllegalEventError, InvalidEventError, OptionError
 from companion.games import make_game
 from companion.games.base import Match
-from companion.games.cheat import RANKS, Cheat, CheatState, legal_ranks
+from companion.games.cheat import RANKS, REVEAL_ITEMS, Cheat, CheatState, legal_ranks
 from companion.resources import data_path
 from companion.session import load_session
 from companion.voice.pack import lexicon_for_header
@@ -735,3 +735,35 @@ def test_a_game_through_the_hub_is_logged_and_resumes_exactly(tmp_path: Path) ->
     assert result.exit_code == 0, result.output
     assert [json.loads(line) for line in result.output.splitlines()] == [
         r.to_dict() for r in rulings]
+
+
+def test_the_grammar_holds_one_claim_then_a_reveal_of_several_items() -> None:
+    """A claim is said alone, so the recognizer searches for one phrase (fast:
+    see ``Cheat.utterance_items``); a reveal may hold several ranks or
+    phrases ("four, four, six"; "two fours, two sixes")."""
+    match, _ = play([])
+    game = match.game
+    assert game.utterance_items(match.state) == 1
+    match, _ = play([claim(1.0, "Abby", 2, "4")])
+    assert game.utterance_items(match.state) == 1  # the next claim, or "cheat"
+    match, _ = play([claim(1.0, "Abby", 2, "4"), challenge(2.0, "Beth")])
+    assert match.game.awaiting(match.state) == "reveal"
+    assert match.game.utterance_items(match.state) == REVEAL_ITEMS == 3
+
+
+def test_a_claim_needs_the_claim_confidence_a_reveal_only_the_minimum() -> None:
+    """A misheard claim misleads the whole table, so a claim by ear needs
+    ``claim_confidence`` (0.7); a cheat shout or a spoken reveal needs only
+    ``min_confidence`` (0.5)."""
+    _, rulings = play([claim(1, "Abby"), say(1.5, "three fours", confidence=0.65)])
+    assert types(rulings) == ["ask_claim"]
+    _, rulings = play([claim(1, "Abby"), say(1.5, "three fours", confidence=0.75)])
+    assert types(rulings) == ["claim_ok"]
+    _, rulings = play([claim(1, "Abby", 2, "4"), challenge(2, "Beth"),
+                       say(3, "four six", confidence=0.6)])
+    assert "challenge_won" in types(rulings)
+    _, rulings = play([claim(1, "Abby"), say(1.5, "three fours", confidence=0.75)],
+                      claim_confidence=0.8)
+    assert types(rulings) == ["ask_claim"]
+    with pytest.raises(OptionError, match="claim_confidence"):
+        play([], claim_confidence=1.5)

@@ -75,7 +75,7 @@ def hear(audio: np.ndarray, rate: int, recognizer: Recognizer,
     to ``listen_words`` after each, as the live table does."""
     game = match.game
     listener = Listener(recognizer, rate)
-    listener.set_vocabulary(game.listen_words(match.state))
+    listener.set_vocabulary(game.listen_words(match.state), game.utterance_items(match.state))
     pending = sorted(extra or [], key=lambda e: e.t)
     says: list[Say] = []
     rulings: list[dict[str, Any]] = []
@@ -84,7 +84,7 @@ def hear(audio: np.ndarray, rate: int, recognizer: Recognizer,
         rulings.extend(r.to_dict() for r in match.apply(event))
         words = game.listen_words(match.state)
         if words:
-            listener.set_vocabulary(words)
+            listener.set_vocabulary(words, game.utterance_items(match.state))
 
     def heard(items: list[Any]) -> None:
         for h in items:

@@ -123,6 +123,12 @@ class Game(ABC, Generic[S]):
         words += [*lex.sounds, *lex.cheat]
         return list(dict.fromkeys(words))
 
+    def utterance_items(self, state: S) -> int | None:
+        """The most words or phrases of ``listen_words`` one utterance can
+        hold now, for the recognizer's search (None: the recognizer's own
+        default, three for pocketsphinx: a twin call and room for padding)."""
+        return None
+
     def winner(self, state: S) -> str | None:
         """The winner, once the game is over; None before."""
         return None

@@ -89,7 +89,7 @@ def hear_recording(recognizer: Recognizer, pcm: npt.NDArray[np.int16], rate: int
     s = settings or EarSettings()
     sim = match.copy()
     listener = Listener(recognizer, rate, vad=s.vad)
-    listener.set_vocabulary(vocabulary_for(sim))
+    listener.set_vocabulary(vocabulary_for(sim), sim.game.utterance_items(sim.state))
     chunk = max(1, round(s.chunk * rate))
     says: list[Say] = []
     pos = 0
@@ -121,7 +121,7 @@ def hear_recording(recognizer: Recognizer, pcm: npt.NDArray[np.int16], rate: int
             feed(rate // 100)  # let the utterance end before the event (offline look-ahead)
         with contextlib.suppress(EventError):
             sim.apply(event)
-        listener.set_vocabulary(vocabulary_for(sim))
+        listener.set_vocabulary(vocabulary_for(sim), sim.game.utterance_items(sim.state))
     while pos < len(pcm):
         feed(chunk)
     take(listener.flush())

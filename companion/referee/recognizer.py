@@ -105,14 +105,19 @@ class Recognizer(ABC):
     def __init__(self, spellings: Spellings | None = None) -> None:
         self.spellings = spellings or Spellings()
         self.vocabulary: tuple[str, ...] = ()
+        self.items: int | None = None
 
-    def set_vocabulary(self, words: Sequence[str]) -> None:
+    def set_vocabulary(self, words: Sequence[str], items: int | None = None) -> None:
         """Listen for these game words (phrases allowed) from the next
-        ``decode`` on. Raises ``RecognizerError`` if none can be heard."""
+        ``decode`` on. ``items``: the most words or phrases one utterance
+        can hold now (``Game.utterance_items``; None: the backend's own
+        default); a grammar backend bounds its search with it. Raises
+        ``RecognizerError`` if none can be heard."""
         vocab = tuple(dict.fromkeys(w.strip().lower() for w in words if w.strip()))
         if not vocab:
             raise RecognizerError("the recognizer needs at least one word to listen for")
-        if vocab != self.vocabulary:
+        if vocab != self.vocabulary or items != self.items:
+            self.items = items
             self._compile(vocab)
             self.vocabulary = vocab
 

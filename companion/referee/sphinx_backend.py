@@ -47,14 +47,17 @@ class SphinxSettings:
     weigh and drop (measured with 6: fewer false mistakes in table talk), but
     the search grows fast: 0.04 of real time with 3, 0.19 with 6 on this
     machine's x86 core; a loop grammar (``<word>+``) is as cheap as 3 but was
-    measured to make more false mistakes. ``floor_dbfs``: the level (dBFS,
-    RMS) of a seeded white noise floor added before decoding [-60.0]; the
-    acoustic model was trained on recordings that always hold some noise, and
-    stretches of digital silence (zeros) around a call throw its energy and
-    cepstral-mean features off: measured on the benchmark's clean clips,
-    single-word accuracy went from 14 of 22 with none to 22 of 22 at -60 dBFS
-    (a microphone's own floor is about this level, so real input is barely
-    changed). None adds nothing."""
+    measured to make more false mistakes. A game's ``utterance_items``
+    (``Recognizer.set_vocabulary``'s ``items``) overrides it: Cheat's claim
+    grammar (78 phrases) ran at 0.9-1.2 times real time in quiet and 4-5 in
+    table talk with 3 (measured), too slow to keep up; with 1, 0.08-0.13.
+    ``floor_dbfs``: the level (dBFS, RMS) of a seeded white noise floor added
+    before decoding [-60.0]; the acoustic model was trained on recordings that
+    always hold some noise, and stretches of digital silence (zeros) around a
+    call throw its energy and cepstral-mean features off: measured on the
+    benchmark's clean clips, single-word accuracy went from 14 of 22 with none
+    to 22 of 22 at -60 dBFS (a microphone's own floor is about this level, so
+    real input is barely changed). None adds nothing."""
 
     llr_center: float = 5.5
     llr_slope: float = 1.0
@@ -118,9 +121,10 @@ class SphinxRecognizer(Recognizer):
                 f"pocketsphinx knows none of the words {list(vocabulary)!r}; "
                 "give them phones in the voice pack's [listen.phones]")
         alternatives = " | ".join(f"( {s} )" for s in by_spoken)
+        most = max(1, self.items or self.settings.max_words)
         grammar = ("#JSGF V1.0;\ngrammar call;\n"
                    f"<word> = {alternatives};\n"
-                   f"public <call> = <word>{' [ <word> ]' * (self.settings.max_words - 1)};\n")
+                   f"public <call> = <word>{' [ <word> ]' * (most - 1)};\n")
         self._grammars += 1
         name = f"call{self._grammars}"
         try:

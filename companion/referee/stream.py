@@ -118,7 +118,7 @@ class Listener:
         self._model_base = 0  # model index where the current resampler began
         self._device_base = 0  # device index where it began
         self._jump = False  # the next push starts at _model_base (after a long gap)
-        self._pending_vocab: tuple[str, ...] | None = None
+        self._pending_vocab: tuple[tuple[str, ...], int | None] | None = None
         self._loudness: deque[float] = deque(maxlen=8)  # dBFS of the last sure calls
 
     def _new_resampler(self) -> soxr.ResampleStream | None:
@@ -128,15 +128,17 @@ class Listener:
 
     # -- vocabulary --------------------------------------------------------------
 
-    def set_vocabulary(self, words: Sequence[str]) -> None:
-        """Listen for ``words`` from the next utterance on (at once when no
-        utterance is open). Raises ``RecognizerError`` for an empty list."""
-        self._pending_vocab = tuple(words)
+    def set_vocabulary(self, words: Sequence[str], items: int | None = None) -> None:
+        """Listen for ``words`` (at most ``items`` of them in one utterance;
+        see ``Recognizer.set_vocabulary``) from the next utterance on (at
+        once when no utterance is open). Raises ``RecognizerError`` for an
+        empty list."""
+        self._pending_vocab = (tuple(words), items)
         self._apply_vocab()
 
     def _apply_vocab(self) -> None:
         if self._pending_vocab is not None and not self.segmenter.in_speech:
-            self.recognizer.set_vocabulary(self._pending_vocab)
+            self.recognizer.set_vocabulary(*self._pending_vocab)
             self._pending_vocab = None
 
     @property
