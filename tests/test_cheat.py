@@ -19,7 +19,7 @@ from companion.cli import main as cli
 from companion.errors import IllegalEventError, InvalidEventError, OptionError
 from companion.games import make_game
 from companion.games.base import Match
-from companion.games.cheat import RANKS, REVEAL_ITEMS, Cheat, CheatState, legal_ranks
+from companion.games.cheat import CLAIM_ITEMS, RANKS, REVEAL_ITEMS, Cheat, CheatState, legal_ranks
 from companion.resources import data_path
 from companion.session import load_session
 from companion.voice.pack import lexicon_for_header
@@ -738,14 +738,15 @@ def test_a_game_through_the_hub_is_logged_and_resumes_exactly(tmp_path: Path) ->
 
 
 def test_the_grammar_holds_one_claim_then_a_reveal_of_several_items() -> None:
-    """A claim is said alone, so the recognizer searches for one phrase (fast:
-    see ``Cheat.utterance_items``); a reveal may hold several ranks or
-    phrases ("four, four, six"; "two fours, two sixes")."""
+    """A claim is said alone; the recognizer searches for at most two phrases
+    (speed, and room for talk to come out as a second claim that is asked
+    again: ``CLAIM_ITEMS``); a reveal may hold several ranks or phrases
+    ("four, four, six"; "two fours, two sixes")."""
     match, _ = play([])
     game = match.game
-    assert game.utterance_items(match.state) == 1
+    assert game.utterance_items(match.state) == CLAIM_ITEMS == 2
     match, _ = play([claim(1.0, "Abby", 2, "4")])
-    assert game.utterance_items(match.state) == 1  # the next claim, or "cheat"
+    assert game.utterance_items(match.state) == CLAIM_ITEMS  # the next claim, or "cheat"
     match, _ = play([claim(1.0, "Abby", 2, "4"), challenge(2.0, "Beth")])
     assert match.game.awaiting(match.state) == "reveal"
     assert match.game.utterance_items(match.state) == REVEAL_ITEMS == 3

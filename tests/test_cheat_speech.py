@@ -113,11 +113,14 @@ def test_a_spoken_claim_is_heard_and_ruled(synth: Synth, recognizer: Recognizer,
     assert [s.text for s in says] == [text], says
     assert abs(says[0].t - clip.onsets[0]) < 0.1
     # The recognizer's confidence decides whether the engine acts on the
-    # words (min_confidence 0.5); a weak claim is asked again at the table,
+    # words (claim_confidence 0.7); a weak claim is asked again at the table,
     # and bench/cheat_claims.py counts how often that happens.
+    game = match.game
+    assert isinstance(game, Cheat)
     taken = [{"type": "claim_ok", "t": says[0].t, "player": "Abby", "count": count,
               "rank": rank, "hand": 13 - count, "next": "Beth"}]
-    assert rulings == (taken if says[0].confidence >= 0.5 else []), says
+    sure = says[0].confidence >= game.options.claim_confidence
+    assert rulings == (taken if sure else []), says
 
 
 @pytest.mark.parametrize("voice", TALKER_VOICES[:2], ids=lambda v: v.label)
