@@ -378,12 +378,10 @@ class Cheat(Game[CheatState]):
             raise OptionError(
                 f"challenge_window must be above 0 seconds, not {o.challenge_window!r}",
                 field="challenge_window")
-        if not 0.0 <= o.min_confidence <= 1.0:
-            raise OptionError(f"min_confidence must be 0..1, not {o.min_confidence!r}",
-                              field="min_confidence")
-        if not 0.0 <= o.claim_confidence <= 1.0:
-            raise OptionError(f"claim_confidence must be 0..1, not {o.claim_confidence!r}",
-                              field="claim_confidence")
+        for name in ("min_confidence", "claim_confidence"):
+            value = getattr(o, name)
+            if not 0.0 <= value <= 1.0:
+                raise OptionError(f"{name} must be 0..1, not {value!r}", field=name)
 
     @property
     def decks(self) -> int:
