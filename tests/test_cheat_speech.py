@@ -159,3 +159,21 @@ def test_a_spoken_round_with_a_shouted_cheat_and_a_spoken_reveal(
     game = match.game
     assert isinstance(game, Cheat)
     assert list(match.state.hands) == [10, 16, 13, 13] and match.state.turn == 2
+
+
+def test_a_recorded_claim_in_a_replay_uses_the_claim_grammar(synth: Synth,
+                                                             recognizer: Recognizer) -> None:
+    """``companion replay``'s path (``judge.hear_recording``) gives the
+    recognizer Cheat's own bound on phrases per utterance (``CLAIM_ITEMS``),
+    as the live table does, and hears the claim."""
+    from companion.games.cheat import CLAIM_ITEMS
+    from companion.referee.judge import hear_recording
+
+    clip = add_floor(call_after_silence(synth.utterance("two kings", PIPER_VOICES[0]), 0.5),
+                     seed=5)
+    match = new_match()
+    says = hear_recording(recognizer, clip.audio, clip.rate, start=10.0, later=[],
+                          match=match)
+    assert recognizer.items == CLAIM_ITEMS
+    assert [s.text for s in says] == ["two kings"]
+    assert says[0].t == pytest.approx(10.0 + clip.onsets[0], abs=0.1)
