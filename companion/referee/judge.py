@@ -73,11 +73,13 @@ def read_wav(path: Path) -> tuple[npt.NDArray[np.int16], int]:
     return pcm.astype(np.int16), rate
 
 
-def vocabulary_for(match: Match[Any]) -> list[str]:
-    """The words the recognizer listens for now: the engine's ``listen_words``
-    (for The Nasty 7 this already holds every offered phone sound while the
-    round's sound is not chosen, nasty rules)."""
-    return list(match.game.listen_words(match.state))
+def set_grammar(listener: Listener, match: Match[Any]) -> None:
+    """Give ``listener`` the grammar the engine wants now: its
+    ``listen_words`` (for The Nasty 7 this already holds every offered phone
+    sound while the round's sound is not chosen, nasty rules), at most its
+    ``utterance_items`` per utterance."""
+    listener.set_vocabulary(match.game.listen_words(match.state),
+                            match.game.utterance_items(match.state))
 
 
 def hear_recording(recognizer: Recognizer, pcm: npt.NDArray[np.int16], rate: int, *,
@@ -89,7 +91,7 @@ def hear_recording(recognizer: Recognizer, pcm: npt.NDArray[np.int16], rate: int
     s = settings or EarSettings()
     sim = match.copy()
     listener = Listener(recognizer, rate, vad=s.vad)
-    listener.set_vocabulary(vocabulary_for(sim), sim.game.utterance_items(sim.state))
+    set_grammar(listener, sim)
     chunk = max(1, round(s.chunk * rate))
     says: list[Say] = []
     pos = 0
@@ -121,7 +123,7 @@ def hear_recording(recognizer: Recognizer, pcm: npt.NDArray[np.int16], rate: int
             feed(rate // 100)  # let the utterance end before the event (offline look-ahead)
         with contextlib.suppress(EventError):
             sim.apply(event)
-        listener.set_vocabulary(vocabulary_for(sim), sim.game.utterance_items(sim.state))
+        set_grammar(listener, sim)
     while pos < len(pcm):
         feed(chunk)
     take(listener.flush())
