@@ -268,11 +268,16 @@ class Project:
         self.recognizer = open_recognizer(backend, load_pack("en"), notice=False)
         self._listener: Any = None
         self._first = True
+        from companion.referee.stream import CallLevels
+
+        self._levels = CallLevels()
 
     def begin(self, words: Sequence[str], items: int | None = None) -> None:
         from companion.referee.stream import Listener
 
-        self._listener = Listener(self.recognizer, RATE)
+        # One table: the loudness of the callers heard so far carries over from
+        # trial to trial, as it does through a game (``CallLevels``).
+        self._listener = Listener(self.recognizer, RATE, levels=self._levels)
         self._listener.set_vocabulary(list(words), items)
         self._first = True
 

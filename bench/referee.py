@@ -13,7 +13,11 @@ Run ``.venv/bin/python bench/referee.py`` (``--quick`` for a small run). It
    worker that loads no recognizer shows what the rest costs;
 3. streams each clip through the backend in 30 ms frames, turns what it hears
    into ``say`` events on the table clock and judges them with the real
-   engine (``companion.games.nasty7`` through ``Match``);
+   engine (``companion.games.nasty7`` through ``Match``). Each trial gets a
+   fresh stream, but the project's ear keeps the callers' loudness
+   (``CallLevels``) from one trial to the next, in the order run (per voice
+   family, each condition in turn), as it keeps it through a game: a table
+   is heard for hours, never one call cold;
 4. prints Markdown tables: per backend, condition and voice family.
 5. then (not with ``--quick``) the Cheat claims section of ``cheat_claims.py``:
    spoken claims judged by ``companion.games.cheat``, per backend and condition.

@@ -140,15 +140,17 @@ def _run(*, port: int, host: str, pinout: Any, db: Path | None, microphone: str 
     else:
         try:
             from companion.referee.recognizer import open_recognizer
-            from companion.referee.stream import Listener
+            from companion.referee.stream import CallLevels, Listener
 
             engine = open_recognizer(recognizer, pack)
             mic = Microphone(_device(microphone))
             mic.open()
             _echo(f"Listening on {mic.name!r} at {mic.rate} Hz with {type(engine).__name__}.")
 
+            levels = CallLevels()  # the callers' loudness outlives a reopened stream
+
             def listener_for(rate: int) -> Any:
-                return Listener(engine, rate)
+                return Listener(engine, rate, levels=levels)
         except (AudioDeviceError, RecognizerError) as exc:
             mic, listener_for = None, None
             why = str(exc)
