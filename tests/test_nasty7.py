@@ -125,6 +125,8 @@ def test_bad_tables_are_refused(players: list[str], options: dict[str, Any], fie
 @pytest.mark.parametrize(("options", "field"), [
     ({"hesitation": 0}, "hesitation"), ({"hesitation": "slow"}, "hesitation"),
     ({"min_confidence": 2}, "min_confidence"), ({"colour": "red"}, "colour"),
+    ({"talk_confidence": -0.1}, "talk_confidence"),
+    ({"talk_confidence": 0.9, "min_confidence": 0.8}, "talk_confidence"),
     ({"first_player": "Zed"}, "first_player"),
 ])
 def test_bad_options_name_the_option(options: dict[str, Any], field: str) -> None:
@@ -209,6 +211,22 @@ SCENARIOS: list[tuple[str, list[dict[str, Any]], dict[str, Any], list[tuple[str,
      [("call_ok", "Abby", "1")]),
     ("speech without game words is an onset, never a mistake",
      [flip(1, "Abby"), say(1.5, "umm"), {"t": 9.0, "type": "tick"}], {}, []),
+    ("game words at table-talk confidence leave a gun card kept silent",
+     [flip(1, "Abby", "gun"), say(1.5, "five", 0.1), {"t": 5.0, "type": "tick"}], {},
+     [("call_ok", "Abby", "1")]),
+    ("an accusation cannot be won on table talk",
+     [flip(1, "Abby", "gun"), say(1.5, "five", 0.1), {"t": 2.0, "type": "accuse", "by": ["Beth"]}],
+     {}, [("mistake", "Beth", "false_accusation"), ("pile", "Beth", "1"), ("round", "Beth")]),
+    ("table talk still marks speech: no hesitation is ruled after it",
+     [flip(1, "Abby"), say(1.5, "three", 0.1), {"t": 9.0, "type": "tick"}], {}, []),
+    ("table talk may still confirm the call", [flip(1, "Abby"), say(1.5, "one", 0.1)], {},
+     [("call_ok", "Abby", "1")]),
+    ("the talk threshold is an option",
+     [flip(1, "Abby", "gun"), say(1.5, "five", 0.1), {"t": 5.0, "type": "tick"}],
+     {"talk_confidence": 0.05}, []),
+    ("table talk does not pick the round's sound (nasty rules)",
+     [flip(1, "Abby", "phone"), say(1.5, "pfft", 0.1), {"t": 9.0, "type": "tick"}],
+     {"nasty": True}, []),
 ]
 
 

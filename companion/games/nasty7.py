@@ -29,7 +29,9 @@ and this round's sound); other words are table talk and ignored, although
 any speech counts as the onset of a call. Words with ``confidence`` below
 ``min_confidence`` are weak evidence: they may confirm a call but never
 make a mistake on their own; the call is then left *unsure*, and an
-accusation is ruled from the count against what was heard.
+accusation is ruled from the count against what was heard. Words below
+``talk_confidence`` (table talk, as the ear marks it) are no evidence of a
+mistake at all and do not pick the round's sound.
 
 A call's window runs from its flip to the next flip by the right player:
 a call missing when the next card is flipped is ruled a hesitation.
@@ -103,8 +105,14 @@ class Nasty7Options(Options, frozen=True, kw_only=True):
     ``seed``. ``min_confidence``: words heard with less confidence (0..1) are
     weak evidence (0.8: on generated speech in white noise at 10 dB SNR,
     pocketsphinx's wrong words reached 0.72 while 0.8 kept none of them;
-    right words below it still confirm a call). ``first_player``: who
-    starts (rulebook: the youngest; default the first seat)."""
+    right words below it still confirm a call). ``talk_confidence``: game
+    words below this (0..1) are not evidence of a mistake at all, not even
+    doubt an accusation could rule on: the ear gives table talk around a call
+    ``companion.referee.stream.QUIET_CAP`` (0.1), and on generated table talk
+    such words made a silent gun card unsure and would have let an accuser
+    win on someone else's chatter; they still mark speech (no hesitation)
+    and may confirm a call [0.15]. ``first_player``: who starts (rulebook:
+    the youngest; default the first seat)."""
 
     hesitation: float = 3.0
     nasty: bool = False
@@ -114,6 +122,7 @@ class Nasty7Options(Options, frozen=True, kw_only=True):
     virtual_deck: bool = False
     seed: int = 0
     min_confidence: float = 0.8
+    talk_confidence: float = 0.15
     first_player: str | None = None
 
 
@@ -290,9 +299,13 @@ class Nasty7(Game[Nasty7State]):
         if not o.hesitation > 0:
             raise OptionError(f"hesitation must be above 0 seconds, not {o.hesitation!r}",
                               field="hesitation")
-        if not 0.0 <= o.min_confidence <= 1.0:
-            raise OptionError(f"min_confidence must be 0..1, not {o.min_confidence!r}",
-                              field="min_confidence")
+        for name in ("min_confidence", "talk_confidence"):
+            value = getattr(o, name)
+            if not 0.0 <= value <= 1.0:
+                raise OptionError(f"{name} must be 0..1, not {value!r}", field=name)
+        if o.talk_confidence > o.min_confidence:
+            raise OptionError(f"talk_confidence ({o.talk_confidence!r}) cannot be above "
+                              f"min_confidence ({o.min_confidence!r})", field="talk_confidence")
         counts = o.composition.counts(younger=o.younger)
         if any(v < 0 for v in counts.values()):
             raise OptionError(f"card counts cannot be negative: {counts!r}", field="composition")
@@ -475,6 +488,8 @@ class Nasty7(Game[Nasty7State]):
             return state
         strong = event.confidence >= self.options.min_confidence
         if call.choose_sound:
+            if event.confidence < self.options.talk_confidence:
+                return state  # table talk does not pick the round's sound
             return self._choose_sound(state, words, event.t, rulings)
         tokens = [tok for tok in self._tokens(event.text) if self._is_game_token(tok, state)]
         for token in tokens:
@@ -487,6 +502,8 @@ class Nasty7(Game[Nasty7State]):
                 if len(call.heard) + 1 == len(call.expected):
                     return self._call_ok(state, event.t, rulings)
                 continue
+            if event.confidence < self.options.talk_confidence:
+                continue  # table talk: no evidence of a mistake at all
             if not strong:
                 state = self._set_call(state, doubt=(*call.doubt, token))
                 continue
