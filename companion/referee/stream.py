@@ -13,12 +13,10 @@ the table clock (jitter, drift, dropped blocks); the ``Segmenter`` (webrtcvad)
 cuts utterances and gives their onset; the recognizer decodes the loud part
 of each utterance (``foreground``: the caller is the loud voice, talk runs on
 around the call) with the vocabulary that was in force when it began; a word
-after the first
-that starts in the trailing silence or is far from sure is dropped
-(``TRAILING_S``, ``PHANTOM``), so are words
-far quieter than the loudest of their utterance, and a whole utterance far
-quieter than the recent sure calls (``CallLevels``) is weak (``QUIET_DB``).
-A new vocabulary waits
+after the first that starts in the trailing silence or is far from sure is
+dropped (``TRAILING_S``, ``PHANTOM``), so are words far quieter than the
+loudest of their utterance, and a whole utterance far quieter than the recent
+sure calls (``CallLevels``) is weak (``QUIET_DB``). A new vocabulary waits
 for an utterance boundary: it is never switched inside an utterance.
 """
 
