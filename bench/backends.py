@@ -262,14 +262,13 @@ class Project:
 
     def __init__(self, backend: str) -> None:
         from companion.referee.recognizer import open_recognizer
+        from companion.referee.stream import CallLevels
         from companion.voice.pack import load_pack
 
         self.name = f"companion-{backend}"
         self.recognizer = open_recognizer(backend, load_pack("en"), notice=False)
         self._listener: Any = None
         self._first = True
-        from companion.referee.stream import CallLevels
-
         self._levels = CallLevels()
 
     def begin(self, words: Sequence[str], items: int | None = None) -> None:

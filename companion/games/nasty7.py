@@ -487,8 +487,9 @@ class Nasty7(Game[Nasty7State]):
         if call.status != "pending":
             return state
         strong = event.confidence >= self.options.min_confidence
+        talk = event.confidence < self.options.talk_confidence
         if call.choose_sound:
-            if event.confidence < self.options.talk_confidence:
+            if talk:
                 return state  # table talk does not pick the round's sound
             return self._choose_sound(state, words, event.t, rulings)
         tokens = [tok for tok in self._tokens(event.text) if self._is_game_token(tok, state)]
@@ -502,8 +503,8 @@ class Nasty7(Game[Nasty7State]):
                 if len(call.heard) + 1 == len(call.expected):
                     return self._call_ok(state, event.t, rulings)
                 continue
-            if event.confidence < self.options.talk_confidence:
-                continue  # table talk: no evidence of a mistake at all
+            if talk:
+                continue  # no evidence of a mistake at all
             if not strong:
                 state = self._set_call(state, doubt=(*call.doubt, token))
                 continue

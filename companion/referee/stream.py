@@ -243,10 +243,10 @@ class Listener:
         last_voiced = (min(seg.end, seg.start + last) - seg.start - first) / self.rate
         kept = [w for i, w in enumerate(words)
                 if i == 0 or (w.start < last_voiced - TRAILING_S and w.confidence >= PHANTOM)]
-        levels = [_level_db(pcm, w, self.rate) for w in kept]
-        loud = max(levels, default=-120.0)
+        word_db = [_level_db(pcm, w, self.rate) for w in kept]
+        loud = max(word_db, default=-120.0)
         # The caller is the loud voice: words of quieter talk around the call go.
-        heard = [w for w, lv in zip(kept, levels, strict=True) if lv >= loud - QUIET_DB]
+        heard = [w for w, lv in zip(kept, word_db, strict=True) if lv >= loud - QUIET_DB]
         if heard and kept and (cropped or heard[0] is not kept[0]):
             onset = max(onset, base + heard[0].start)  # the call began after the talk
         reference = self.levels.reference()
