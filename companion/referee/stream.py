@@ -10,7 +10,9 @@
 Blocks at the device's own rate are resampled (soxr, streaming, delay
 compensated) to the recognizer's rate; ``SampleClock`` maps sample indices to
 the table clock (jitter, drift, dropped blocks); the ``Segmenter`` (webrtcvad)
-cuts utterances and gives their onset; the recognizer decodes the loud part
+cuts utterances and gives their onset, and a short utterance already heard as
+a sure call ends as soon as the stream is quiet (``EARLY_S``, the early
+endpoint); the recognizer decodes the loud part
 of each utterance (``foreground``: the caller is the loud voice, talk runs on
 around the call) with the vocabulary that was in force when it began; a word
 after the first that starts in the trailing silence or is far from sure is
@@ -77,6 +79,46 @@ into three or more is table talk. Counted as decoded, before the level drop
 part (``foreground``), which are talk: counted after the drop, a phrase of
 talk said at a caller's level ("pass me the salt") came out as two sure game
 words in 11 of 32 voices against 1 (measured)."""
+
+EARLY_S = 0.08
+"""The early endpoint: after this many seconds of quiet (``Segmenter.quiet``:
+no voiced frame and nothing above the noise floor, so not the s of "six" nor
+the nasal end of a hum), an utterance that could be a call is decoded at
+once instead of after the VAD's ``end_silence`` (0.25 s); if it holds a sure
+call it ends there, otherwise it stays open and is decoded again when it
+ends. A call is a word or two and the engine gathers a twin call's words
+across utterances, so waiting for more only delays the ruling. Measured on
+the referee benchmark's clips (seeds 1 and 2, 100 trials per condition):
+ruling latency median 350 -> 185 ms clean, 310 -> 195 ms in white noise; the
+verdicts within noise of the full wait (right 366 -> 363 of 500, false
+mistakes 5 -> 3); 0.05 s was as fast but less sure, and ending on plain VAD
+silence (no quiet test) made hums sure "two"s (false mistakes 0 -> 5 of 32
+clean calls). Costs extra decoding in table talk (real-time factor 0.12 ->
+0.14-0.18 there). 0 switches it off."""
+
+EARLY_PAD_S = 0.15
+"""Seconds of the utterance's own quiet tail (repeated) put after it for an
+early decode: with only ``EARLY_S`` of quiet behind it the decoder stretches
+the last word to the end of the audio and cannot close it."""
+
+EARLY_GAP_S = 0.05
+"""An early endpoint needs the decoder's last word to end at least this many
+seconds before the real audio does (the padding aside): a word running on to
+the end is not finished."""
+
+EARLY_MIN_S = 0.15
+"""Speech shorter than this (seconds, onset to last voiced frame) is no call
+yet: a click or a breath is not decoded early."""
+
+EARLY_MAX_S = 1.5
+"""Speech longer than this (seconds) is not decoded early: a call lasts about
+one second ("hmm, hmm" up to 1.3); longer speech is table talk, whose words
+only count when all of it is heard (``TALK_WORDS``)."""
+
+EARLY_DB = 6.0
+"""Speech whose loudest 50 ms is more than this many dB below the recent sure
+calls (``CallLevels``) is not decoded early: the callers are the loud voices,
+and quieter speech is talk whose decode would be wasted."""
 
 STRONG = 0.5
 """A sure call, whose loudness joins the reference (the engines' default
@@ -150,6 +192,7 @@ class Listener:
         self._jump = False  # the next push starts at _model_base (after a long gap)
         self._pending_vocab: tuple[tuple[str, ...], int | None] | None = None
         self.levels = levels if levels is not None else CallLevels()
+        self._tried = -1  # the onset of the utterance last decoded early
 
     def _new_resampler(self) -> soxr.ResampleStream | None:
         if self.device_rate == self.rate:
@@ -197,7 +240,29 @@ class Listener:
         elif placed.missing:
             block = np.concatenate([np.zeros(placed.missing, dtype=np.int16), block])
         out += self._decode_all(self._push(block, last=False))
+        out += self._early()
         return out
+
+    def _early(self) -> list[Heard]:
+        """An early endpoint: the open utterance, decoded after ``EARLY_S``
+        of silence, ended now if it holds a sure call."""
+        seg = self.segmenter
+        if (EARLY_S <= 0 or not seg.in_speech or seg.quiet < EARLY_S
+                or not EARLY_MIN_S <= seg.length <= EARLY_MAX_S):
+            return []
+        peek = seg.peek()
+        assert peek is not None
+        reference = self.levels.reference()
+        if reference is not None and _peak_dbfs(peek, self.rate) < reference - EARLY_DB:
+            return []  # talk: its words would be capped, never a sure call
+        if peek.onset == self._tried:
+            return []  # one early decode per utterance: the cost in table talk
+        self._tried = peek.onset
+        heard = self._decode(peek, early=True)
+        if heard is None:
+            return []
+        seg.cut()
+        return [heard]
 
     def flush(self) -> list[Heard]:
         """End of the stream: close and decode any open utterance."""
@@ -228,11 +293,23 @@ class Listener:
         return self.clock.time_of(device)
 
     def _decode_all(self, segments: list[Segment]) -> list[Heard]:
-        return [self._decode(seg) for seg in segments]
+        out = []
+        for seg in segments:
+            heard = self._decode(seg)
+            assert heard is not None
+            out.append(heard)
+        return out
 
-    def _decode(self, seg: Segment) -> Heard:
+    def _decode(self, seg: Segment, *, early: bool = False) -> Heard | None:
+        """Decode an utterance; with ``early``, None unless it is a sure call
+        (and then nothing is learnt from it)."""
         first, loud_start, loud_end, last = foreground(seg, self.rate)
         pcm = seg.pcm[first:last]
+        real = len(pcm)
+        if early and EARLY_PAD_S > 0:
+            tail = pcm[-round(EARLY_S * self.rate):]
+            reps = math.ceil(EARLY_PAD_S * self.rate / max(1, len(tail)))
+            pcm = np.concatenate([pcm, np.tile(tail, reps)[:round(EARLY_PAD_S * self.rate)]])
         # Words wholly in the margins around the loud part are talk (or hiss).
         lo, hi = (loud_start - first) / self.rate, (loud_end - first) / self.rate
         words = [w for w in self.recognizer.decode(pcm) if w.end > lo and w.start < hi]
@@ -255,6 +332,9 @@ class Listener:
             heard = [Word(w.text, w.start, w.end, min(w.confidence, QUIET_CAP)) for w in heard]
         placed = tuple(w.shifted(base) for w in heard)
         result = Heard(onset=onset, end=end, words=placed, forced=seg.forced)
+        if early and not (placed and result.confidence >= STRONG
+                          and heard[-1].end <= real / self.rate - EARLY_GAP_S):
+            return None
         if placed and result.confidence >= STRONG:
             self.levels.add(loud)
         return result
@@ -304,6 +384,18 @@ class CallLevels:
 
     def __len__(self) -> int:
         return len(self._levels)
+
+
+def _peak_dbfs(seg: Segment, rate: int) -> float:
+    """The loudest 50 ms (10 ms steps) of an utterance from its onset, dBFS
+    (RMS relative to int16 full scale); ``rate`` in Hz."""
+    frame = rate // 100
+    x = seg.pcm[max(0, seg.onset - seg.start):].astype(np.float64)
+    frames = x[:len(x) // frame * frame].reshape(-1, frame)
+    if not len(frames):
+        return -120.0
+    power = np.convolve(np.mean(frames * frames, axis=1), np.ones(5) / 5, mode="same")
+    return 10 * math.log10(float(power.max()) / 32768.0 ** 2 + 1e-12)
 
 
 def _level_db(pcm: npt.NDArray[np.int16], word: Word, rate: int) -> float:

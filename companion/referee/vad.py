@@ -8,7 +8,9 @@ noise floor (webrtcvad is slow to mark the unvoiced start of "six", "seven",
 "three", "five", "four"). It ends after ``end_silence`` seconds without a
 voiced frame, or at ``max_length`` seconds. Each ``Segment`` carries its PCM
 with ``pre_roll`` seconds before the onset and the trailing silence, ready for
-a recognizer.
+a recognizer. While an utterance is open, ``quiet`` says how long the stream
+has been back at its floor, ``peek`` gives the utterance so far and ``cut``
+ends it at once (the listener's early endpoint).
 
 Sample indices are the stream's, at ``rate`` Hz; the stream maps them to the
 table clock (``companion.referee.clock``).
@@ -90,7 +92,7 @@ class Segmenter:
         self._next = 0  # stream index of _pending[0]
         self._flags: deque[bool] = deque(maxlen=s.start_window)
         self._speech: list[Pcm] | None = None
-        self._start = self._onset = self._last_voiced = 0
+        self._start = self._onset = self._last_voiced = self._last_sound = 0
         self._floor = 1.0
 
     @property
@@ -131,6 +133,39 @@ class Segmenter:
             return []
         return [self._close(forced=True)]
 
+    @property
+    def quiet(self) -> float:
+        """Seconds since the open utterance's last frame that was voiced or
+        whose energy stood ``gate_db`` above the noise floor (0.0 with no
+        utterance open): how long the stream has been back at its floor. The
+        unvoiced s of "six" or the nasal end of a hum is not quiet."""
+        if self._speech is None:
+            return 0.0
+        return (self._next - max(self._last_voiced, self._last_sound)) / self.rate
+
+    @property
+    def length(self) -> float:
+        """Seconds from the open utterance's onset to its last voiced frame
+        (0.0 with no utterance open)."""
+        if self._speech is None:
+            return 0.0
+        return (self._last_voiced - self._onset) / self.rate
+
+    def peek(self) -> Segment | None:
+        """The open utterance as it would be if it ended now (None with no
+        utterance open); the utterance stays open."""
+        if self._speech is None:
+            return None
+        return Segment(start=self._start, onset=self._onset, end=self._last_voiced,
+                       pcm=np.concatenate(self._speech))
+
+    def cut(self) -> Segment | None:
+        """End the open utterance now, before ``end_silence`` has run out (an
+        early endpoint: its words are already known); None with none open."""
+        if self._speech is None:
+            return None
+        return self._close(forced=False)
+
     # -- internals -------------------------------------------------------------
 
     def _frame(self, frame: Pcm, index: int) -> Segment | None:
@@ -147,6 +182,8 @@ class Segmenter:
                 self._open(index)
             return None
         self._speech.append(frame)
+        if energy >= self._floor * 10 ** (s.gate_db / 10):
+            self._last_sound = index + self.frame
         if voiced:
             self._last_voiced = index + self.frame
         elif (index + self.frame - self._last_voiced) >= s.end_silence * self.rate:
@@ -186,7 +223,7 @@ class Segmenter:
         self._onset = onset
         self._start = first_hist
         self._speech = frames
-        self._last_voiced = index + f
+        self._last_voiced = self._last_sound = index + f
 
     def _close(self, *, forced: bool) -> Segment:
         assert self._speech is not None
