@@ -68,10 +68,12 @@ class Backend(Protocol):
 
     name: str
 
-    def begin(self, words: Sequence[str], items: int | None = None) -> None:
+    def begin(self, words: Sequence[str], items: int | None = None, *,
+              early: bool = False) -> None:
         """A new stream; ``words`` can matter in it (the grammar), at most
         ``items`` in one utterance (``Game.utterance_items``; None: the
-        backend's default)."""
+        backend's default); ``early``: the game asks for early endpoints
+        (``Game.early_endpoint``; only the project's ear has them)."""
 
     def feed(self, frame: bytes) -> list[Heard]:
         """One frame of ``FRAME`` samples; what is heard by now."""
@@ -128,7 +130,8 @@ class Endpointed:
         self._buf: list[bytes] = []
         self._words: Sequence[str] = ()
 
-    def begin(self, words: Sequence[str], items: int | None = None) -> None:
+    def begin(self, words: Sequence[str], items: int | None = None, *,
+              early: bool = False) -> None:
         self._ep = self._make()
         self._buf = []
         self._words = words
@@ -271,13 +274,14 @@ class Project:
         self._first = True
         self._levels = CallLevels()
 
-    def begin(self, words: Sequence[str], items: int | None = None) -> None:
+    def begin(self, words: Sequence[str], items: int | None = None, *,
+              early: bool = False) -> None:
         from companion.referee.stream import Listener
 
         # One table: the loudness of the callers heard so far carries over from
         # trial to trial, as it does through a game (``CallLevels``).
         self._listener = Listener(self.recognizer, RATE, levels=self._levels)
-        self._listener.set_vocabulary(list(words), items)
+        self._listener.set_vocabulary(list(words), items, early=early)
         self._first = True
 
     def _heard(self, items: list[Any]) -> list[Heard]:

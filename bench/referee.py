@@ -124,8 +124,9 @@ class Heard:
 def hear(backend: backends.Backend, audio: np.ndarray, words: Sequence[str],
          t0: float) -> tuple[list[Heard], float]:
     """Stream ``audio`` through ``backend`` in real-time frames; the says it
-    produced (table times, from clip time ``t0``) and the compute seconds."""
-    backend.begin(words)
+    produced (table times, from clip time ``t0``) and the compute seconds.
+    Early endpoints on, as The Nasty 7 asks (``Nasty7.early_endpoint``)."""
+    backend.begin(words, early=True)
     frame = backends.FRAME
     busy = 0.0
     compute = 0.0

@@ -174,7 +174,7 @@ class LiveTable:
         self._inputs: queue.SimpleQueue[BoardInput] = queue.SimpleQueue()
         self._pending_flip: tuple[PendingFlip, float] | None = None
         self._announced: tuple[dict[str, Any], Any, float] | None = None
-        self._vocabulary: tuple[tuple[str, ...], int | None] | None = None
+        self._vocabulary: tuple[tuple[str, ...], int | None, bool] | None = None
         self._audio_done = False
         self._last_tick = -math.inf
         self._last_watchdog = -math.inf
@@ -573,9 +573,10 @@ class LiveTable:
             return
         words = tuple(table.game.listen_words(table.state))
         items = table.game.utterance_items(table.state)
-        if words and (words, items) != self._vocabulary:
-            self._vocabulary = (words, items)
-            listener.set_vocabulary(list(words), items)
+        early = table.game.early_endpoint(table.state)
+        if words and (words, items, early) != self._vocabulary:
+            self._vocabulary = (words, items, early)
+            listener.set_vocabulary(list(words), items, early=early)
 
     def _announce(self, text: str) -> None:
         log.info("announce: %s", text)

@@ -259,15 +259,15 @@ def test_foreground_finds_the_loud_call_inside_talk(sy: Synth) -> None:
     assert loud_start >= alone.spans[0][0]
 
 
-@pytest.mark.parametrize(("seed", "word"), [(0, "six"), (7, "four")])
+@pytest.mark.parametrize(("seed", "word"), [(0, "six"), (3, "four")])
 def test_a_call_inside_table_talk_is_heard_at_its_own_onset(
         sy: Synth, monkeypatch: pytest.MonkeyPatch, seed: int, word: str) -> None:
     """Three other voices talk on at 20 dB below the call, so webrtcvad's
     utterance holds seconds of talk around it. Decoding only its loud part
     hears the call sure, with the call's own onset. Decoded whole (the crop
     switched off), the same clips gave the call at the talk-level confidence.
-    Measured on 27 cases (seeds 0-8, "six", "five", "four"): sure in 18 with
-    the crop, 7 without; these two seeds are of the 11 it turned sure. Each
+    Measured on 27 cases (seeds 0-8, "six", "five", "four"): sure in 17 with
+    the crop, 4 without; these two are of the 13 it turned sure. Each
     hearing gets a new decoder: pocketsphinx's noise removal (the model's
     ``-remove_noise yes``) carries over from one utterance to the next and
     moves confidences by up to 0.15, so a shared one would make the outcome
@@ -332,27 +332,25 @@ def first_heard_at(listener: Listener, pcm: np.ndarray,
 
 @pytest.mark.slow
 @pytest.mark.parametrize("word", ["four", "six"])
-def test_a_sure_call_is_ruled_on_soon_after_it_ends(
-        sy: Synth, monkeypatch: pytest.MonkeyPatch, word: str) -> None:
-    """A call heard sure ends its utterance ``EARLY_S`` after the stream is
-    quiet again, not after the VAD's full quarter second of silence: the
-    same words, sooner."""
+def test_a_sure_call_is_ruled_on_soon_after_it_ends(sy: Synth, word: str) -> None:
+    """With early endpoints on (as The Nasty 7 asks), a call heard sure ends
+    its utterance ``EARLY_S`` after the stream is quiet again, not after the
+    VAD's full quarter second of silence: the same words, sooner. Off (the
+    default, and Cheat's choice), it waits."""
     clip = synth.add_floor(synth.call_after_silence(sy.utterance(word, PIPER), 0.6), seed=3)
     end = clip.ends[0]
 
-    def hear() -> tuple[float, list[Heard]]:
+    def hear(early: bool) -> tuple[float, list[Heard]]:
         # A new decoder each time: see the table-talk test above.
         listener = Listener(SphinxRecognizer(Spellings.from_pack(load_pack("en"))), RATE)
-        listener.set_vocabulary(COUNT_WORDS)
+        listener.set_vocabulary(COUNT_WORDS, early=early)
         return first_heard_at(listener, clip.audio)
 
-    early_s = stream.EARLY_S
-    early_at, early = hear()
-    monkeypatch.setattr(stream, "EARLY_S", 0.0)
-    full_at, full = hear()
+    early_at, early = hear(True)
+    full_at, full = hear(False)
     assert [h.text for h in early] == [h.text for h in full] == [word]
     assert early[0].confidence >= stream.STRONG
-    assert early_at <= end + early_s + 0.1
+    assert early_at <= end + stream.EARLY_S + 0.1
     assert full_at >= end + 0.2
 
 
@@ -384,7 +382,7 @@ def test_an_unsure_early_decode_leaves_the_utterance_open(
     words = [Word("five", 0.30, 0.70, confidence)]
     recognizer = ScriptedRecognizer(words)
     listener = Listener(recognizer, RATE)
-    listener.set_vocabulary(["five", "six"])
+    listener.set_vocabulary(["five", "six"], early=True)
     at, heard = first_heard_at(listener, clip.audio)
     assert [h.text for h in heard] == ["five"]
     settings = listener.segmenter.settings

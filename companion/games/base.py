@@ -129,6 +129,13 @@ class Game(ABC, Generic[S]):
         default, three for pocketsphinx: a twin call and room for padding)."""
         return None
 
+    def early_endpoint(self, state: S) -> bool:
+        """Whether an utterance heard now should end as soon as it is quiet
+        and already a sure call (``companion.referee.stream.EARLY_S``): for
+        calls whose ruling must come at once. It costs an extra decode of
+        most utterances, so games with a heavy grammar leave it off."""
+        return False
+
     def winner(self, state: S) -> str | None:
         """The winner, once the game is over; None before."""
         return None

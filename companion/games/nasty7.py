@@ -698,6 +698,11 @@ class Nasty7(Game[Nasty7State]):
             return []
         return [self._say_token(x) for x in call.expected]
 
+    def early_endpoint(self, state: Nasty7State) -> bool:
+        """Always: a call is a word or two of a small grammar, and its ruling
+        (or the next flip's) should follow it at once."""
+        return True
+
     def listen_words(self, state: Nasty7State) -> list[str]:
         """Count words one to seven and the phone sounds that can be heard now
         (this round's sound, or every offered sound while it is unchosen)."""

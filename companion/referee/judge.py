@@ -77,9 +77,11 @@ def set_grammar(listener: Listener, match: Match[Any]) -> None:
     """Give ``listener`` the grammar the engine wants now: its
     ``listen_words`` (for The Nasty 7 this already holds every offered phone
     sound while the round's sound is not chosen, nasty rules), at most its
-    ``utterance_items`` per utterance."""
+    ``utterance_items`` per utterance, ending utterances early if it asks
+    (``early_endpoint``)."""
     listener.set_vocabulary(match.game.listen_words(match.state),
-                            match.game.utterance_items(match.state))
+                            match.game.utterance_items(match.state),
+                            early=match.game.early_endpoint(match.state))
 
 
 def hear_recording(recognizer: Recognizer, pcm: npt.NDArray[np.int16], rate: int, *,

@@ -190,7 +190,8 @@ class Listener:
         self._model_base = 0  # model index where the current resampler began
         self._device_base = 0  # device index where it began
         self._jump = False  # the next push starts at _model_base (after a long gap)
-        self._pending_vocab: tuple[tuple[str, ...], int | None] | None = None
+        self._pending_vocab: tuple[tuple[str, ...], int | None, bool] | None = None
+        self._early_on = False
         self.levels = levels if levels is not None else CallLevels()
         self._tried = -1  # the onset of the utterance last decoded early
 
@@ -201,17 +202,22 @@ class Listener:
 
     # -- vocabulary --------------------------------------------------------------
 
-    def set_vocabulary(self, words: Sequence[str], items: int | None = None) -> None:
+    def set_vocabulary(self, words: Sequence[str], items: int | None = None, *,
+                       early: bool = False) -> None:
         """Listen for ``words`` (at most ``items`` of them in one utterance;
         see ``Recognizer.set_vocabulary``) from the next utterance on (at
-        once when no utterance is open). Raises ``RecognizerError`` for an
-        empty list."""
-        self._pending_vocab = (tuple(words), items)
+        once when no utterance is open); with ``early``, a sure call ends its
+        utterance as soon as the stream is quiet (``EARLY_S``;
+        ``Game.early_endpoint``). Raises ``RecognizerError`` for an empty
+        list."""
+        self._pending_vocab = (tuple(words), items, early)
         self._apply_vocab()
 
     def _apply_vocab(self) -> None:
         if self._pending_vocab is not None and not self.segmenter.in_speech:
-            self.recognizer.set_vocabulary(*self._pending_vocab)
+            words, items, early = self._pending_vocab
+            self.recognizer.set_vocabulary(words, items)
+            self._early_on = early
             self._pending_vocab = None
 
     @property
@@ -247,7 +253,7 @@ class Listener:
         """An early endpoint: the open utterance, decoded after ``EARLY_S``
         of silence, ended now if it holds a sure call."""
         seg = self.segmenter
-        if (EARLY_S <= 0 or not seg.in_speech or seg.quiet < EARLY_S
+        if (not self._early_on or EARLY_S <= 0 or not seg.in_speech or seg.quiet < EARLY_S
                 or not EARLY_MIN_S <= seg.length <= EARLY_MAX_S):
             return []
         peek = seg.peek()
