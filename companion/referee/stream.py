@@ -94,7 +94,9 @@ verdicts within noise of the full wait (right 366 -> 363 of 500, false
 mistakes 5 -> 3); 0.05 s was as fast but less sure, and ending on plain VAD
 silence (no quiet test) made hums sure "two"s (false mistakes 0 -> 5 of 32
 clean calls). Costs extra decoding in table talk (real-time factor 0.12 ->
-0.14-0.18 there). 0 switches it off."""
+0.15-0.20 there), so it runs only where the game asks
+(``Listener.set_vocabulary(early=True)``, ``Game.early_endpoint``: The
+Nasty 7, not Cheat's heavy claim grammar). 0 switches it off."""
 
 EARLY_PAD_S = 0.15
 """Seconds of the utterance's own quiet tail (repeated) put after it for an
@@ -251,7 +253,7 @@ class Listener:
 
     def _early(self) -> list[Heard]:
         """An early endpoint: the open utterance, decoded after ``EARLY_S``
-        of silence, ended now if it holds a sure call."""
+        of quiet, ended now if it holds a sure call (once per utterance)."""
         seg = self.segmenter
         if (not self._early_on or EARLY_S <= 0 or not seg.in_speech or seg.quiet < EARLY_S
                 or not EARLY_MIN_S <= seg.length <= EARLY_MAX_S):
