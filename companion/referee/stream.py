@@ -256,15 +256,14 @@ class Listener:
         of quiet, ended now if it holds a sure call (once per utterance)."""
         seg = self.segmenter
         if (not self._early_on or EARLY_S <= 0 or not seg.in_speech or seg.quiet < EARLY_S
-                or not EARLY_MIN_S <= seg.length <= EARLY_MAX_S):
+                or not EARLY_MIN_S <= seg.length <= EARLY_MAX_S
+                or seg.onset == self._tried):  # one early decode per utterance
             return []
         peek = seg.peek()
         assert peek is not None
         reference = self.levels.reference()
         if reference is not None and _peak_dbfs(peek, self.rate) < reference - EARLY_DB:
             return []  # talk: its words would be capped, never a sure call
-        if peek.onset == self._tried:
-            return []  # one early decode per utterance: the cost in table talk
         self._tried = peek.onset
         heard = self._decode(peek, early=True)
         if heard is None:
@@ -315,9 +314,8 @@ class Listener:
         pcm = seg.pcm[first:last]
         real = len(pcm)
         if early and EARLY_PAD_S > 0:
-            tail = pcm[-round(EARLY_S * self.rate):]
-            reps = math.ceil(EARLY_PAD_S * self.rate / max(1, len(tail)))
-            pcm = np.concatenate([pcm, np.tile(tail, reps)[:round(EARLY_PAD_S * self.rate)]])
+            tail = pcm[-round(EARLY_S * self.rate):]  # repeated to fill the padding
+            pcm = np.concatenate([pcm, np.resize(tail, round(EARLY_PAD_S * self.rate))])
         # Words wholly in the margins around the loud part are talk (or hiss).
         lo, hi = (loud_start - first) / self.rate, (loud_end - first) / self.rate
         words = [w for w in self.recognizer.decode(pcm) if w.end > lo and w.start < hi]
@@ -361,9 +359,7 @@ def foreground(seg: Segment, rate: int) -> tuple[int, int, int, int]:
     hi = max(0, min(n, seg.end - seg.start)) // frame
     if hi - lo < 3:
         return 0, 0, n, n
-    x = seg.pcm[lo * frame:hi * frame].astype(np.float64).reshape(-1, frame)
-    power = np.convolve(np.mean(x * x, axis=1), np.ones(5) / 5, mode="same")
-    db = 10 * np.log10(power + 1.0)
+    db = 10 * np.log10(_frame_power(seg.pcm[lo * frame:hi * frame], rate) + 1.0)
     active = np.flatnonzero(db >= db.max() - FOREGROUND_DB)
     loud_start = (lo + int(active[0])) * frame
     loud_end = (lo + int(active[-1]) + 1) * frame
@@ -394,15 +390,20 @@ class CallLevels:
         return len(self._levels)
 
 
+def _frame_power(pcm: npt.NDArray[np.int16], rate: int) -> npt.NDArray[np.float64]:
+    """Mean power of each whole 10 ms frame of ``pcm`` (``rate`` in Hz),
+    smoothed over 50 ms; an incomplete last frame is left out."""
+    frame = rate // 100
+    x = pcm[:len(pcm) // frame * frame].astype(np.float64).reshape(-1, frame)
+    return np.convolve(np.mean(x * x, axis=1), np.ones(5) / 5, mode="same")
+
+
 def _peak_dbfs(seg: Segment, rate: int) -> float:
     """The loudest 50 ms (10 ms steps) of an utterance from its onset, dBFS
     (RMS relative to int16 full scale); ``rate`` in Hz."""
-    frame = rate // 100
-    x = seg.pcm[max(0, seg.onset - seg.start):].astype(np.float64)
-    frames = x[:len(x) // frame * frame].reshape(-1, frame)
-    if not len(frames):
+    power = _frame_power(seg.pcm[max(0, seg.onset - seg.start):], rate)
+    if not len(power):
         return -120.0
-    power = np.convolve(np.mean(frames * frames, axis=1), np.ones(5) / 5, mode="same")
     return 10 * math.log10(float(power.max()) / 32768.0 ** 2 + 1e-12)
 
 
@@ -413,4 +414,3 @@ def _level_db(pcm: npt.NDArray[np.int16], word: Word, rate: int) -> float:
         return -120.0
     x = pcm[a:b].astype(np.float64)
     return 10 * math.log10(float(np.mean(x * x)) / 32768.0 ** 2 + 1e-12)
-

@@ -144,6 +144,12 @@ class Segmenter:
         return (self._next - max(self._last_voiced, self._last_sound)) / self.rate
 
     @property
+    def onset(self) -> int | None:
+        """The stream index of the open utterance's onset (None with no
+        utterance open)."""
+        return None if self._speech is None else self._onset
+
+    @property
     def length(self) -> float:
         """Seconds from the open utterance's onset to its last voiced frame
         (0.0 with no utterance open)."""
@@ -173,8 +179,8 @@ class Segmenter:
         energy = float(np.mean(frame.astype(np.float64) ** 2)) + 1.0
         self._energies.append(energy)
         self._floor = float(np.percentile(self._energies, 10))
-        voiced = (energy >= self._floor * 10 ** (s.gate_db / 10)
-                  and self.vad.is_speech(frame.tobytes(), self.rate))
+        sound = energy >= self._floor * 10 ** (s.gate_db / 10)
+        voiced = sound and self.vad.is_speech(frame.tobytes(), self.rate)
         if self._speech is None:
             self._history.append(frame)
             self._flags.append(voiced)
@@ -182,7 +188,7 @@ class Segmenter:
                 self._open(index)
             return None
         self._speech.append(frame)
-        if energy >= self._floor * 10 ** (s.gate_db / 10):
+        if sound:
             self._last_sound = index + self.frame
         if voiced:
             self._last_voiced = index + self.frame
