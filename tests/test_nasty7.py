@@ -217,8 +217,20 @@ SCENARIOS: list[tuple[str, list[dict[str, Any]], dict[str, Any], list[tuple[str,
     ("an accusation cannot be won on table talk",
      [flip(1, "Abby", "gun"), say(1.5, "five", 0.1), {"t": 2.0, "type": "accuse", "by": ["Beth"]}],
      {}, [("mistake", "Beth", "false_accusation"), ("pile", "Beth", "1"), ("round", "Beth")]),
-    ("table talk still marks speech: no hesitation is ruled after it",
-     [flip(1, "Abby"), say(1.5, "three", 0.1), {"t": 9.0, "type": "tick"}], {}, []),
+    ("table talk alone is never ruled a hesitation",
+     [flip(1, "Abby"), say(1.5, "three", 0.1), {"t": 20.0, "type": "tick"}], {}, []),
+    ("a sure call starting after the limit, after table talk alone, is a hesitation",
+     [flip(1, "Abby"), say(1.5, "three two", 0.1), say(4.3, "one")], {},
+     [("mistake", "Abby", "hesitation"), ("pile", "Abby", "1"), ("round", "Abby")]),
+    ("a sure call within the limit after table talk is in time",
+     [flip(1, "Abby"), say(1.5, "three two", 0.1), say(3.8, "one")], {},
+     [("call_ok", "Abby", "1")]),
+    ("a weak call after table talk is no proof of a hesitation",
+     [flip(1, "Abby"), say(1.5, "three two", 0.1), say(4.3, "five", 0.5),
+      {"t": 20.0, "type": "tick"}], {}, []),
+    ("speech with no game word is the onset even after table talk",
+     [flip(1, "Abby"), say(1.5, "three two", 0.1), say(2.0, "", 0.0), say(4.3, "one")], {},
+     [("call_ok", "Abby", "1")]),
     ("table talk may still confirm the call", [flip(1, "Abby"), say(1.5, "one", 0.1)], {},
      [("call_ok", "Abby", "1")]),
     ("the talk threshold is an option",
@@ -241,6 +253,13 @@ def test_rule_clause(name: str, events: list[dict[str, Any]], options: dict[str,
 def test_hesitation_is_ruled_at_the_limit_not_at_the_late_event() -> None:
     _, rulings = play([flip(1, "Abby"), {"t": 10.0, "type": "tick"}])
     assert rulings[0]["t"] == pytest.approx(4.0)
+
+
+def test_table_talk_is_not_the_onset_of_the_call() -> None:
+    match, _ = play([flip(1, "Abby"), say(1.5, "three two", 0.1), say(2.4, "hmmrrr", 0.6)])
+    view = match.game.view(match.state)["call"]
+    assert view["onset_after_flip"] == pytest.approx(1.4)
+    assert view["heard"] == ["three", "two", "hmmrrr"]
 
 
 def test_mistake_says_what_was_expected_and_heard() -> None:

@@ -26,12 +26,18 @@ A call is right once every word it needs has been heard; a right start whose
 rest was never heard is left unsure (a missing word is weak evidence).
 Only game words are judged (count words and phone sounds of the lexicon,
 and this round's sound); other words are table talk and ignored, although
-any speech counts as the onset of a call. Words with ``confidence`` below
+any other speech counts as the onset of a call. Words with ``confidence`` below
 ``min_confidence`` are weak evidence: they may confirm a call but never
 make a mistake on their own; the call is then left *unsure*, and an
 accusation is ruled from the count against what was heard. Words below
 ``talk_confidence`` (table talk, as the ear marks it) are no evidence of a
-mistake at all and do not pick the round's sound.
+mistake at all and do not pick the round's sound; nor are they the onset
+of the call (DESIGN.md: the hesitation limit runs from the flip to the
+onset of the call, not of other players' chatter). After talk alone, a
+call's window stays open ``hesitation`` past the talk: a sure call that
+then starts after the limit is a hesitation, and a window that closes on
+talk alone is unsure (the call may have been lost in the talk), never a
+hesitation.
 
 A call's window runs from its flip to the next flip by the right player:
 a call missing when the next card is flipped is ruled a hesitation.
@@ -110,8 +116,9 @@ class Nasty7Options(Options, frozen=True, kw_only=True):
     doubt an accusation could rule on: the ear gives table talk around a call
     ``companion.referee.stream.QUIET_CAP`` (0.1), and on generated table talk
     such words made a silent gun card unsure and would have let an accuser
-    win on someone else's chatter; they still mark speech (no hesitation)
-    and may confirm a call [0.15]. ``first_player``: who starts (rulebook:
+    win on someone else's chatter; they may confirm a call, and they keep a
+    window from closing as a hesitation, but they are not the call's onset
+    [0.15]. ``first_player``: who starts (rulebook:
     the youngest; default the first seat)."""
 
     hesitation: float = 3.0
@@ -217,7 +224,9 @@ class Call(msgspec.Struct, frozen=True, kw_only=True):
     sound's words otherwise; empty for a gun card). ``heard``: game tokens
     heard that fit so far; ``doubt``: weak game tokens that did not fit.
     ``words``: everything heard in the window, as said. ``onset``: the onset
-    of the first speech in the window (seconds). ``opening``: the starter's
+    of the first speech in the window that was not table talk (seconds).
+    ``talk_end``: the end of the last table talk heard before that onset
+    (seconds; None if none). ``opening``: the starter's
     first card of the round. ``choose_sound``: nasty rules, this call picks
     the round's sound."""
 
@@ -231,6 +240,7 @@ class Call(msgspec.Struct, frozen=True, kw_only=True):
     words: tuple[str, ...] = ()
     onset: float | None = None
     last_word: float | None = None
+    talk_end: float | None = None
     status: CallStatus = "pending"
     opening: bool = False
     choose_sound: bool = False
@@ -396,9 +406,14 @@ class Nasty7(Game[Nasty7State]):
     # -- time ----------------------------------------------------------------
 
     def _deadline(self, call: Call) -> float:
+        limit = self.options.hesitation
         if call.onset is None:
-            return call.flip_t + self.options.hesitation
-        return max(call.flip_t, call.last_word or call.onset) + self.options.hesitation
+            if call.talk_end is not None and (call.expected or call.choose_sound):
+                # Only talk so far: the call may be in it, or still to come
+                # (late). Wait a limit past the talk to hear which.
+                return max(call.flip_t + limit, call.talk_end) + limit
+            return call.flip_t + limit
+        return max(call.flip_t, call.last_word or call.onset) + limit
 
     def _advance(self, state: Nasty7State, t: float, rulings: list[Ruling]) -> Nasty7State:
         """Resolve a pending call whose deadline has passed by time ``t``."""
@@ -413,10 +428,11 @@ class Nasty7(Game[Nasty7State]):
         assert call is not None and call.status == "pending"
         if not call.expected and not call.doubt and not call.choose_sound:
             return self._call_ok(state, t, rulings)  # a gun card kept silent
-        if call.onset is None:
+        if call.onset is None and call.talk_end is None:
             return self._mistake(state, t, call.player, "hesitation", rulings)
-        # Speech without sure game words, or a right start with the rest not
-        # heard: a missing word is weak evidence, so never a mistake by itself.
+        # Only table talk (the call may be in it), speech without sure game
+        # words, or a right start with the rest not heard: a missing word is
+        # weak evidence, so never a mistake by itself.
         return self._set_call(state, status="unsure", rulings=rulings, t=t)
 
     # -- events --------------------------------------------------------------
@@ -479,15 +495,27 @@ class Nasty7(Game[Nasty7State]):
         if call is None or event.t < call.flip_t or not state.hearing:
             return state
         words = spoken_words(event.text)
-        onset = call.onset if call.onset is not None else event.t
+        strong = event.confidence >= self.options.min_confidence
+        talk = event.confidence < self.options.talk_confidence
         end = event.end if event.end is not None else event.t
+        late = False
+        if call.onset is not None:
+            onset, talk_end = call.onset, call.talk_end
+        elif talk and words:  # table talk: not the call's onset
+            onset, talk_end = None, max(end, call.talk_end or end)
+        else:
+            onset, talk_end = event.t, call.talk_end
+            late = talk_end is not None and event.t > call.flip_t + self.options.hesitation
         call = msgspec.structs.replace(call, words=call.words + tuple(words), onset=onset,
+                                       talk_end=talk_end,
                                        last_word=max(end, call.last_word or end))
         state = msgspec.structs.replace(state, call=call)
         if call.status != "pending":
             return state
-        strong = event.confidence >= self.options.min_confidence
-        talk = event.confidence < self.options.talk_confidence
+        if late and strong:
+            # Only table talk before it, and this sure call began after the limit.
+            return self._mistake(state, event.t, call.player, "hesitation", rulings,
+                                 heard=words)
         if call.choose_sound:
             if talk:
                 return state  # table talk does not pick the round's sound
