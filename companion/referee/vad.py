@@ -141,7 +141,8 @@ class Segmenter:
         unvoiced s of "six" or the nasal end of a hum is not quiet."""
         if self._speech is None:
             return 0.0
-        return (self._next - max(self._last_voiced, self._last_sound)) / self.rate
+        # A voiced frame is a sound frame too (the gate comes first).
+        return (self._next - self._last_sound) / self.rate
 
     @property
     def onset(self) -> int | None:
@@ -162,8 +163,7 @@ class Segmenter:
         utterance open); the utterance stays open."""
         if self._speech is None:
             return None
-        return Segment(start=self._start, onset=self._onset, end=self._last_voiced,
-                       pcm=np.concatenate(self._speech))
+        return self._segment(forced=False)
 
     def cut(self) -> Segment | None:
         """End the open utterance now, before ``end_silence`` has run out (an
@@ -231,11 +231,14 @@ class Segmenter:
         self._speech = frames
         self._last_voiced = self._last_sound = index + f
 
-    def _close(self, *, forced: bool) -> Segment:
+    def _segment(self, *, forced: bool) -> Segment:
+        """The open utterance so far, as a ``Segment``."""
         assert self._speech is not None
-        pcm = np.concatenate(self._speech)
-        seg = Segment(start=self._start, onset=self._onset, end=self._last_voiced, pcm=pcm,
-                      forced=forced)
+        return Segment(start=self._start, onset=self._onset, end=self._last_voiced,
+                       pcm=np.concatenate(self._speech), forced=forced)
+
+    def _close(self, *, forced: bool) -> Segment:
+        seg = self._segment(forced=forced)
         self._speech = None
         self._flags.clear()
         self._history.clear()
