@@ -768,3 +768,22 @@ def test_a_claim_needs_the_claim_confidence_a_reveal_only_the_minimum() -> None:
     assert types(rulings) == ["ask_claim"]
     with pytest.raises(OptionError, match="claim_confidence"):
         play([], claim_confidence=1.5)
+
+
+def test_a_claim_heard_but_not_surely_is_asked_again_with_no_cards_down() -> None:
+    """No button was pressed, but a claim phrase was heard with confidence
+    between ``min_confidence`` and ``claim_confidence``: the player made a
+    claim the companion did not take, so it asks (staying silent would let
+    the next player's claim be taken as theirs). Weaker words stay talk."""
+    match, rulings = play([say(1, "a king", confidence=0.55)])
+    assert rulings == [{"type": "ask_claim", "t": 1, "player": "Abby"}]
+    assert match.state.pile == 0 and match.state.turn == 0
+    _, rulings = play([say(1, "a king", confidence=0.55), say(3, "a king", confidence=0.9)])
+    assert types(rulings) == ["ask_claim", "claim_ok"] and rulings[1]["player"] == "Abby"
+    _, rulings = play([say(1, "a king", confidence=0.45)])
+    assert rulings == []
+    _, rulings = play([say(1, "hello there", confidence=0.6)])
+    assert rulings == []
+    # While a window is open, the weak claim is the next player's.
+    _, rulings = play([say(1, "three fours"), say(2, "two fives", confidence=0.6)])
+    assert rulings[-1] == {"type": "ask_claim", "t": 2, "player": "Beth"}

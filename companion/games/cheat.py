@@ -32,8 +32,10 @@ word during an open window opens a challenge whose challenger is unknown
 until a ``challenge`` event names them. While a reveal is awaited, rank words
 ("four, four, six"; "two fours and a six") are the reveal. Words with
 ``confidence`` below ``min_confidence`` never make a challenge or a reveal,
-and a claim needs ``claim_confidence``: a weak claim after cards are down is
-asked again.
+and a claim needs ``claim_confidence``. A claim heard with less (but at
+least ``min_confidence``) is asked again, cards down or not: the player
+plainly made one, and a silent companion would let the next claim be taken
+as theirs. Weaker words ask again only once cards are down.
 """
 
 from __future__ import annotations
@@ -682,13 +684,14 @@ class Cheat(Game[CheatState]):
             return self._reveal(state, t, cards, rulings)
         if state.closes_at is not None and strong and self._is_cheat(event.text):
             return self._heard_cheat(state, t, rulings)
-        sure = event.confidence >= self.options.claim_confidence
-        claims = self.claims_in(event.text) if sure else []
+        heard = self.claims_in(event.text) if strong else []
+        claims = heard if event.confidence >= self.options.claim_confidence else []
         p = state.turn if state.placing is None else state.placing
         if len(claims) != 1:
-            # Nothing understood, or several claims heard at once: ask again
-            # if cards are down or a claim was plainly being made.
-            if state.placing is not None or claims:
+            # Nothing understood, a claim heard but not surely, or several
+            # claims at once: ask again if cards are down or a claim was
+            # plainly being made.
+            if state.placing is not None or heard:
                 rulings.append(AskClaim(t=t, player=self.players[p]))
             return state
         claim = claims[0]
