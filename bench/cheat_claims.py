@@ -3,25 +3,38 @@
 Run ``.venv/bin/python bench/cheat_claims.py`` (``--quick`` for a small
 run); ``bench/referee.py`` prints the same section after its own tables.
 
-A *claim trial* is one spoken claim at the start of a Cheat game ("three
-fours", "a king", "one jack"), with a random count (1-4) and rank, said by
-a voice of the family (espeak-ng or Piper, ``companion.audio.synth``)
-0.3-1.5 s into the clip, in each acoustic condition of ``trials.CONDITIONS``.
+A *claim trial* is one spoken claim ("three fours", "a king", "one jack"),
+with a random count (1-4) and rank, said by a voice of the family (espeak-ng
+or Piper, ``companion.audio.synth``) 0.3-1.5 s into the clip, in each
+acoustic condition of ``trials.CONDITIONS``. Each clip is heard twice, at
+two places in a four-player game:
+
+- *first*: the first claim of the game (any rank is legal);
+- *mid-pile*: Beth's claim after Abby's claim of one card of a rank that
+  makes the spoken claim legal (one below, the same or one above, in turn
+  over the trials), Abby's challenge window still open.
+
 Each backend (``backends.py``) streams the clip in 30 ms frames with the
-grammar of ``Cheat.listen_words``; the words of each utterance become one
-``say`` event, judged by the real engine (``companion.games.cheat``).
+grammar ``Cheat.listen_words`` gives for that moment; the words of each
+utterance become one ``say`` event, judged by the real engine
+(``companion.games.cheat``) from that moment's state.
 
-Figures, over trials:
+Figures, over trials, by the engine's first ruling on the claim:
 
-- *right*: the engine ruled ``claim_ok`` with the spoken count and rank.
-- *wrong claim*: it took a different claim, or ruled the claim illegal or
-  too many (the harmful outcome: the table would play on a misheard claim).
-- *not taken*: nothing ruled or ``ask_claim`` (the player says it again, or
-  the page enters it).
+- *right*: ``claim_ok`` with the spoken count and rank.
+- *wrong claim*: ``claim_ok`` with another claim (harmful: the table plays
+  on a misheard claim).
+- *ruled a breach*: ``claim_illegal`` or ``claim_too_many`` for a claim that
+  was legal (the worst outcome: a player who claimed rightly is told they
+  broke a rule).
+- *asked again*: ``ask_claim`` (the player says it again, or the page
+  enters it).
+- *missed*: nothing ruled. At a table, the turn LED staying on the player is
+  then the only sign, and the next claim heard would be taken as theirs.
 - *RTF*: compute seconds over audio seconds.
 
 Words heard with confidence below the engine's ``min_confidence`` (0.5) are
-never taken, so a backend whose confidences run low scores *not taken*.
+never acted on, so a backend whose confidences run low scores *missed*.
 """
 
 from __future__ import annotations
@@ -45,11 +58,17 @@ from companion.audio.synth import Synth
 from companion.events import Say
 from companion.games import make_game
 from companion.games.base import Match
-from companion.games.cheat import RANKS, Cheat, CheatState
+from companion.games.cheat import RANKS, Cheat, CheatState, Claim
 from companion.voice.pack import load_pack
 
 DEFAULT_BACKENDS = ("companion-pocketsphinx", "companion-vosk", "ps-lm", "whisper-tiny")
 """The backends of a full run, the default recognizer first (as ``referee.py``)."""
+
+OUTCOMES = ("right", "wrong", "breach", "asked", "missed")
+"""A claim trial's outcomes (see the module docstring), in the table's order."""
+
+PILES = ("first", "mid-pile")
+"""Where in the game each clip is heard (see the module docstring)."""
 
 
 @dataclass(frozen=True)
@@ -65,10 +84,22 @@ class ClaimTrial:
     onset: float
 
 
-def new_match() -> Match[CheatState]:
-    """A four-player game at its first claim (any rank is legal)."""
-    return Match(make_game("cheat", ["Abby", "Beth", "Carter", "Debbie"],
-                           lexicon=load_pack("en").lexicon))
+def new_match(after: str | None = None) -> Match[CheatState]:
+    """A four-player game at its first claim (any rank is legal), or, given
+    ``after``, at Beth's claim after Abby's claim of one ``after`` (at
+    t = 0, so Abby's challenge window is open)."""
+    match = Match(make_game("cheat", ["Abby", "Beth", "Carter", "Debbie"],
+                            lexicon=load_pack("en").lexicon))
+    if after is not None:
+        match.apply(Claim(t=0.0, player="Abby", count=1, rank=after))
+    return match
+
+
+def after_rank(trial: ClaimTrial, index: int) -> str:
+    """The rank of the claim before ``trial``'s mid-pile hearing: one below,
+    the same or one above its rank, by ``index`` (so all three occur)."""
+    i = RANKS.index(trial.rank)
+    return RANKS[(i + (-1, 0, 1)[index % 3]) % len(RANKS)]
 
 
 def phrase(game: Cheat, count: int, rank: str, rng: np.random.Generator) -> str:
@@ -109,9 +140,10 @@ def render(trial: ClaimTrial, sy: Synth, condition: str, *, seed: int) -> np.nda
     return tr.in_condition(clip, condition, sy, seed=seed).audio
 
 
-def judge(trial: ClaimTrial, says: list[Say]) -> str:
-    """``right``, ``wrong`` or ``not taken`` (see the module docstring)."""
-    match = new_match()
+def judge(trial: ClaimTrial, says: list[Say], after: str | None = None) -> str:
+    """One of ``OUTCOMES`` (see the module docstring) for ``says`` heard at
+    the first claim, or mid-pile after a claim of ``after``."""
+    match = new_match(after)
     for say in says:
         for ruling in match.apply(say):
             data = ruling.to_dict()
@@ -119,8 +151,10 @@ def judge(trial: ClaimTrial, says: list[Say]) -> str:
                 ok = (data["count"], data["rank"]) == (trial.count, trial.rank)
                 return "right" if ok else "wrong"
             if data["type"] in ("claim_illegal", "claim_too_many"):
-                return "wrong"
-    return "not taken"
+                return "breach"
+            if data["type"] == "ask_claim":
+                return "asked"
+    return "missed"
 
 
 def hear(backend: backends.Backend, audio: np.ndarray, words: list[str],
@@ -151,26 +185,28 @@ def hear(backend: backends.Backend, audio: np.ndarray, words: list[str],
 
 def run_backend(name: str, planned: dict[str, list[tuple[ClaimTrial, np.ndarray]]]
                 ) -> dict[str, Any]:
-    """One backend over every condition's clips: outcome counts per condition."""
+    """One backend over every condition's clips, each heard at both places
+    of ``PILES``: outcome counts per (condition, pile)."""
     if name == "companion-vosk" and (reason := backends.vosk_english_missing()):
         return {"backend": name, "skipped": reason}
     try:
         backend = backends.make(name)
     except (ImportError, OSError, RuntimeError) as exc:
         return {"backend": name, "skipped": f"cannot be loaded here ({exc})"}
-    start = new_match()
-    words = start.game.listen_words(start.state)
-    most = start.game.utterance_items(start.state)
-    rows: dict[str, dict[str, float]] = {}
+    rows: dict[tuple[str, str], dict[str, float]] = {}
     for condition, items in planned.items():
-        counts = {"right": 0.0, "wrong": 0.0, "not taken": 0.0, "compute": 0.0,
-                  "seconds": 0.0}
-        for trial, audio in items:
-            says, spent = hear(backend, audio, words, most)
-            counts[judge(trial, says)] += 1
-            counts["compute"] += spent
-            counts["seconds"] += len(audio) / backends.RATE
-        rows[condition] = counts
+        for pile in PILES:
+            counts = dict.fromkeys((*OUTCOMES, "compute", "seconds"), 0.0)
+            for index, (trial, audio) in enumerate(items):
+                after = after_rank(trial, index) if pile == "mid-pile" else None
+                moment = new_match(after)
+                words = moment.game.listen_words(moment.state)
+                most = moment.game.utterance_items(moment.state)
+                says, spent = hear(backend, audio, words, most)
+                counts[judge(trial, says, after)] += 1
+                counts["compute"] += spent
+                counts["seconds"] += len(audio) / backends.RATE
+            rows[(condition, pile)] = counts
     return {"backend": name, "rows": rows}
 
 
@@ -184,21 +220,22 @@ def section(names: list[str], n: int, seed: int) -> str:
                for c in tr.CONDITIONS}
     lines = [f"Cheat claims by ear: {n} claims per voice family "
              f"({', '.join(tr.FAMILIES)}), each in {len(tr.CONDITIONS)} conditions; "
-             f"seed {seed}. Grammar: Cheat.listen_words (every claim phrase).", "",
-             "| backend | condition | right | wrong claim | not taken | n | RTF |",
-             "|---|---|---|---|---|---|---|"]
+             f"seed {seed}; each heard as the first claim and mid-pile (legal there). "
+             "Grammar: Cheat.listen_words at that moment.", "",
+             "| backend | condition | pile | right | wrong claim | ruled a breach | "
+             "asked again | missed | n | RTF |",
+             "|---|---|---|---|---|---|---|---|---|---|"]
     skipped = []
     for name in names:
         res = run_backend(name, planned)
         if "skipped" in res:
             skipped.append(f"{name}: skipped: {res['skipped']}")
             continue
-        for condition, c in res["rows"].items():
-            total = c["right"] + c["wrong"] + c["not taken"]
-            pct = {k: f"{100 * c[k] / total:.1f}%" for k in ("right", "wrong", "not taken")}
+        for (condition, pile), c in res["rows"].items():
+            total = sum(c[k] for k in OUTCOMES)
+            pct = " | ".join(f"{100 * c[k] / total:.1f}%" for k in OUTCOMES)
             rtf = c["compute"] / c["seconds"] if c["seconds"] else 0.0
-            lines.append(f"| {name} | {condition} | {pct['right']} | {pct['wrong']} | "
-                         f"{pct['not taken']} | {total:.0f} | {rtf:.3f} |")
+            lines.append(f"| {name} | {condition} | {pile} | {pct} | {total:.0f} | {rtf:.3f} |")
     if skipped:
         lines += ["", *skipped]
     return "\n".join(lines)

@@ -488,12 +488,12 @@ def test_a_spoken_claim_of_five_is_too_many() -> None:
 
 
 def test_weak_words_make_no_claim_and_are_asked_again_once_cards_are_down() -> None:
-    match, rulings = play([say(1, "three fours", confidence=0.3)])
+    match, rulings = play([say(1, "three fours", confidence=0.2)])
     assert rulings == [] and match.state.pile == 0
-    _, rulings = play([say(1, "three fours"), say(2, "two fours", confidence=0.3)])
+    _, rulings = play([say(1, "three fours"), say(2, "two fours", confidence=0.2)])
     assert types(rulings) == ["claim_ok"]
     _, rulings = play([say(1, "three fours"), claim(2, "Beth"),
-                       say(2.5, "two nines", confidence=0.3)])
+                       say(2.5, "two nines", confidence=0.2)])
     assert rulings[-1] == {"type": "ask_claim", "t": 2.5, "player": "Beth"}
 
 
@@ -772,18 +772,54 @@ def test_a_claim_needs_the_claim_confidence_a_reveal_only_the_minimum() -> None:
 
 def test_a_claim_heard_but_not_surely_is_asked_again_with_no_cards_down() -> None:
     """No button was pressed, but a claim phrase was heard with confidence
-    between ``min_confidence`` and ``claim_confidence``: the player made a
+    between ``ask_confidence`` and ``claim_confidence``: the player made a
     claim the companion did not take, so it asks (staying silent would let
     the next player's claim be taken as theirs). Weaker words stay talk."""
     match, rulings = play([say(1, "a king", confidence=0.55)])
     assert rulings == [{"type": "ask_claim", "t": 1, "player": "Abby"}]
     assert match.state.pile == 0 and match.state.turn == 0
-    _, rulings = play([say(1, "a king", confidence=0.55), say(3, "a king", confidence=0.9)])
+    _, rulings = play([say(1, "a king", confidence=0.35), say(3, "a king", confidence=0.9)])
     assert types(rulings) == ["ask_claim", "claim_ok"] and rulings[1]["player"] == "Abby"
-    _, rulings = play([say(1, "a king", confidence=0.45)])
+    _, rulings = play([say(1, "a king", confidence=0.25)])
     assert rulings == []
+    _, rulings = play([say(1, "a king", confidence=0.25)], ask_confidence=0.2)
+    assert types(rulings) == ["ask_claim"]
     _, rulings = play([say(1, "hello there", confidence=0.6)])
     assert rulings == []
     # While a window is open, the weak claim is the next player's.
     _, rulings = play([say(1, "three fours"), say(2, "two fives", confidence=0.6)])
     assert rulings[-1] == {"type": "ask_claim", "t": 2, "player": "Beth"}
+
+
+def test_a_breach_by_ear_needs_the_breach_confidence() -> None:
+    """A claim heard as illegal (or as more cards than allowed) is far more
+    likely a misheard rank than a player's breach, and telling a player who
+    claimed rightly that they broke a rule is the worst ruling: under
+    ``breach_confidence`` (0.95) it is asked again and nothing changes."""
+    match, rulings = play([say(1, "three fours"), say(2, "two nines", confidence=0.9)])
+    assert rulings[-1] == {"type": "ask_claim", "t": 2, "player": "Beth"}
+    assert match.state.pile == 3 and match.state.turn == 1 and match.state.placing is None
+    _, rulings = play([say(1, "three fours"), say(2, "two nines", confidence=0.97)])
+    assert rulings[-1]["type"] == "claim_illegal"
+    # A legal claim needs only claim_confidence, a breach needs more.
+    _, rulings = play([say(1, "three fours"), say(2, "two fives", confidence=0.9)])
+    assert rulings[-1]["type"] == "claim_ok"
+    _, rulings = play([say(1, "five kings", confidence=0.9)])
+    assert rulings == [{"type": "ask_claim", "t": 1, "player": "Abby"}]
+    _, rulings = play([say(1, "five kings", confidence=0.96)])
+    assert types(rulings) == ["claim_too_many"]
+    # Cards put down first: still asked, and Beth is still the one placing.
+    match, rulings = play([say(1, "three fours"), claim(2, "Beth"),
+                           say(2.5, "two nines", confidence=0.9)])
+    assert rulings[-1] == {"type": "ask_claim", "t": 2.5, "player": "Beth"}
+    assert match.game.awaiting(match.state) == "words"
+    # A claim entered on the page is no hearing: ruled as it stands.
+    _, rulings = play([say(1, "three fours"), claim(2, "Beth", 2, "9")])
+    assert rulings[-1]["type"] == "claim_illegal"
+    _, rulings = play([say(1, "three fours"), say(2, "two nines", confidence=0.9)],
+                      breach_confidence=0.8)
+    assert rulings[-1]["type"] == "claim_illegal"
+    with pytest.raises(OptionError, match="breach_confidence"):
+        play([], breach_confidence=-0.1)
+    with pytest.raises(OptionError, match="ask_confidence"):
+        play([], ask_confidence=2)
