@@ -823,3 +823,27 @@ def test_a_breach_by_ear_needs_the_breach_confidence() -> None:
         play([], breach_confidence=-0.1)
     with pytest.raises(OptionError, match="ask_confidence"):
         play([], ask_confidence=2)
+
+
+def test_a_claim_taken_less_surely_is_said_back() -> None:
+    """Under ``echo_confidence`` (0.9) a claim by ear is taken and said back
+    in the pack's words, so the table hears a misheard claim at once."""
+    from companion.voice.pack import load_pack
+    from companion.voice.phrases import sentence
+
+    pack = load_pack("en")
+    game = make_game("cheat", FOUR, lexicon=pack.lexicon)
+    match: Match[CheatState] = Match(game)
+    (ok,) = match.apply(game.parse_event(say(1, "three aces", confidence=0.8)))
+    assert ok.to_dict() == {"type": "claim_ok", "t": 1, "player": "Abby", "count": 3,
+                            "rank": "A", "hand": 10, "next": "Beth", "reason": "unsure",
+                            "said": "three aces"}
+    assert sentence(ok, pack) == "Abby: three aces."
+    (ok,) = match.apply(game.parse_event(say(2, "an ace", confidence=0.85)))
+    assert sentence(ok, pack) == "Beth: one ace."
+    (ok,) = match.apply(game.parse_event(say(3, "two kings", confidence=0.95)))
+    assert "said" not in ok.to_dict() and sentence(ok, pack) == ""
+    (ok,) = match.apply(game.parse_event(claim(4, "Debbie", 1, "K")))
+    assert "said" not in ok.to_dict()
+    _, rulings = play([say(1, "three aces", confidence=0.8)], echo_confidence=0.7)
+    assert "said" not in rulings[0]

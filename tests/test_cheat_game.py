@@ -263,6 +263,14 @@ def test_a_four_player_game_by_voice_and_buttons(tmp_path: Path) -> None:
                  "Debbie, what was your claim?",
                  "Abby wins the game!"):
         assert line in spoken_lines, (line, spoken_lines)
+    # A claim taken less surely than echo_confidence was said back.
+    heard = {e.t: e.confidence for e in hub.table.match.effective if e.type == "say"}
+    echoed = [r.to_dict() for r in rulings if r.type == "claim_ok"
+              and heard.get(r.t, 1.0) < options.echo_confidence]
+    assert echoed and all(r.get("said") for r in echoed)
+    for r in echoed:
+        assert f"{r['player']}: {r['said']}." in spoken_lines
+    assert sum(1 for r in taken if r.get("said")) == len(echoed)
     assert all(u.completed for u in speaker.spoken)
     assert live.errors == []
     # The stored log replays to the same game.

@@ -122,7 +122,11 @@ class CheatOptions(Options, frozen=True, kw_only=True):
     noise 17 -> 10, table talk at 20 dB 8 -> 6, at 10 dB 26 -> 13 of 48,
     for 5 -> 12 questions asked of table talk at 10 dB (none in quieter
     conditions). A claim left unanswered is worse than a question: the next
-    claim heard would be taken as that player's."""
+    claim heard would be taken as that player's. ``echo_confidence``: a
+    claim by ear taken with less than this confidence (default 0.9) is said
+    back ("Beth: three aces."); on the same clips (first claims), 10 of the
+    14 claims that would be taken wrong had less, and 36 of the 122 taken
+    right."""
 
     decks: int | None = None
     challenge_window: float = 5.0
@@ -130,6 +134,7 @@ class CheatOptions(Options, frozen=True, kw_only=True):
     claim_confidence: float = 0.7
     breach_confidence: float = 0.95
     ask_confidence: float = 0.3
+    echo_confidence: float = 0.9
 
 
 # --- events -------------------------------------------------------------------
@@ -167,13 +172,19 @@ class Reveal(Event, frozen=True, kw_only=True, tag="reveal"):
 
 class ClaimOk(Ruling, frozen=True, kw_only=True, tag="claim_ok"):
     """``player``'s claim of ``count`` cards of ``rank`` is on the pile;
-    ``next`` claims next. ``hand``: cards left in ``player``'s hand."""
+    ``next`` claims next. ``hand``: cards left in ``player``'s hand.
+    ``reason`` is ``"unsure"`` and ``said`` the claim in the pack's words
+    ("three aces") when it was taken by ear with less than
+    ``echo_confidence``: the companion says it back, so a misheard claim is
+    caught at once (and undone); otherwise both are None."""
 
     player: str
     count: int
     rank: str
     hand: int
     next: str
+    reason: Literal["unsure"] | None = None
+    said: str | None = None
 
 
 class ClaimIllegal(Ruling, frozen=True, kw_only=True, tag="claim_illegal"):
@@ -402,7 +413,7 @@ class Cheat(Game[CheatState]):
                 f"challenge_window must be above 0 seconds, not {o.challenge_window!r}",
                 field="challenge_window")
         for name in ("min_confidence", "claim_confidence", "breach_confidence",
-                     "ask_confidence"):
+                     "ask_confidence", "echo_confidence"):
             value = getattr(o, name)
             if not 0.0 <= value <= 1.0:
                 raise OptionError(f"{name} must be 0..1, not {value!r}", field=name)
@@ -558,8 +569,9 @@ class Cheat(Game[CheatState]):
         return msgspec.structs.replace(state, placing=p)
 
     def _claim(self, state: CheatState, p: int, count: int, rank: str, t: float,
-               rulings: list[Ruling]) -> CheatState:
-        """Rule on ``p``'s claim of ``count`` ``rank``; ``state.placing`` is ``p``."""
+               rulings: list[Ruling], *, unsure: bool = False) -> CheatState:
+        """Rule on ``p``'s claim of ``count`` ``rank``; ``state.placing`` is
+        ``p``. ``unsure``: taken by ear under ``echo_confidence`` (said back)."""
         name = self.players[p]
         most = min(MAX_CLAIM, state.hands[p])
         if not 1 <= count <= most:
@@ -575,8 +587,9 @@ class Cheat(Game[CheatState]):
         hands = list(state.hands)
         hands[p] -= count
         nxt = (p + 1) % len(self.players)
+        echo = {"reason": "unsure", "said": self.claim_words(count, rank)} if unsure else {}
         rulings.append(ClaimOk(t=t, player=name, count=count, rank=rank, hand=hands[p],
-                               next=self.players[nxt]))
+                               next=self.players[nxt], **echo))
         return msgspec.structs.replace(
             state, hands=tuple(hands), pile=state.pile + count, turn=nxt, placing=None,
             last=LastClaim(player=p, count=count, rank=rank, t=t),
@@ -724,7 +737,8 @@ class Cheat(Game[CheatState]):
         state = self._start_placing(state, p, t, rulings)
         if state.winner is not None:
             return state
-        return self._claim(state, p, claim[0], claim[1], t, rulings)
+        return self._claim(state, p, claim[0], claim[1], t, rulings,
+                           unsure=event.confidence < self.options.echo_confidence)
 
     def _breach(self, state: CheatState, p: int, count: int, rank: str) -> bool:
         """Whether ``p``'s claim of ``count`` ``rank`` would be ruled a breach
@@ -765,6 +779,15 @@ class Cheat(Game[CheatState]):
         if state.contest is not None:
             return "challenger" if state.contest.challenger is None else "reveal"
         return "words" if state.placing is not None else "claim"
+
+    def claim_words(self, count: int, rank: str) -> str:
+        """A claim in the lexicon's words: the count word before the plural
+        ("three aces"), or the word for one before the singular ("one ace")."""
+        ranks, plural = self._forms()
+        words = [w for w, r in ranks.items() if r == rank]
+        many = [w for w in words if w in plural]
+        word = many[0] if count > 1 and many else words[0]
+        return f"{self.lexicon.number_word(count)} {word}"
 
     def claim_phrases(self) -> list[str]:
         """Every claim as a phrase a player says, for a grammar: a count word
