@@ -153,7 +153,7 @@ def test_a_short_game_of_nasty7(tmp_path: Path) -> None:
     # Every spoken line was played to the end through the sound device.
     said = [u for u in speaker.spoken if u.completed]
     texts = [u.text for u in said]
-    assert "Beth: wrong number, it was two." in texts
+    assert "Beth: wrong number. I heard three, it was two." in texts
     assert texts.count("racketeer") == 5  # each virtual flip announced
     assert len(played) > 0 and float(np.sqrt(np.mean(played.astype(float) ** 2))) > 300
     # One playback stream per sentence, each as long as its speech (the
@@ -169,7 +169,7 @@ def test_a_short_game_of_nasty7(tmp_path: Path) -> None:
         assert (voiced[-1] + 1) / SYNTH_RATE_HZ == pytest.approx(expected, abs=0.1)
         assert float(np.sqrt(np.mean(stream[:voiced[-1]].astype(float) ** 2))) > 300
     # LEDs: the offender's LED blinked; the status LED was lit.
-    assert ("mistake", "Beth: wrong number, it was two.") in printed
+    assert ("mistake", "Beth: wrong number. I heard three, it was two.") in printed
     assert live.errors == []
 
 

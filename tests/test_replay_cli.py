@@ -43,7 +43,7 @@ def test_replay_prints_one_json_ruling_per_line() -> None:
 def test_replay_text_prints_the_spoken_sentences() -> None:
     result = CliRunner().invoke(main, ["replay", "--text", str(EXAMPLE)])
     assert result.exit_code == 0, result.output
-    assert result.output.splitlines() == ["Abby: wrong number, it was one.",
+    assert result.output.splitlines() == ["Abby: wrong number. I heard five, it was one.",
                                           "Abby takes 11 cards.",
                                           "New round. Abby starts at one."]
 
@@ -156,5 +156,5 @@ def test_demo_narrates_the_example_and_its_rulings() -> None:
     lines = [line.strip() for line in result.output.splitlines()]
     assert "1.0s  Abby flips a racketeer." in lines
     assert "-> call ok: player Carter, count 3" in lines
-    assert lines[-3:] == ["-> Abby: wrong number, it was one.", "-> Abby takes 11 cards.",
-                          "-> New round. Abby starts at one."]
+    assert lines[-3:] == ["-> Abby: wrong number. I heard five, it was one.",
+                          "-> Abby takes 11 cards.", "-> New round. Abby starts at one."]
