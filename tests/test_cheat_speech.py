@@ -121,6 +121,8 @@ def test_a_spoken_claim_is_heard_and_ruled(synth: Synth, recognizer: Recognizer,
     if says[0].confidence >= game.options.claim_confidence:
         expected = [{"type": "claim_ok", "t": says[0].t, "player": "Abby", "count": count,
                      "rank": rank, "hand": 13 - count, "next": "Beth"}]
+        if says[0].confidence < game.options.echo_confidence:  # said back
+            expected[0] |= {"reason": "unsure", "said": game.claim_words(count, rank)}
     elif says[0].confidence >= game.options.ask_confidence:
         expected = [{"type": "ask_claim", "t": says[0].t, "player": "Abby"}]
     assert rulings == expected, says
