@@ -377,15 +377,15 @@ def test_an_empty_hand_wins_when_the_window_closes_unchallenged() -> None:
     match, rulings = play([*_to_last_claim(), tick(104)])
     assert rulings[-1]["type"] == "claim_ok" and match.winner is None
     match, rulings = play([*_to_last_claim(), tick(105)])
-    assert types(rulings)[-2:] == ["winner", "scores"]
-    assert rulings[-2] == {"type": "winner", "t": 105.0, "player": "Abby"}
-    assert rulings[-1]["scores"]["Abby"] == 0 and rulings[-1]["label"] == "cards left"
+    assert types(rulings)[-3:] == ["winner", "scores", "tally"]
+    assert rulings[-3] == {"type": "winner", "t": 105.0, "player": "Abby"}
+    assert rulings[-2]["scores"]["Abby"] == 0 and rulings[-2]["label"] == "cards left"
     assert match.winner == "Abby" and conserved(match)
 
 
 def test_the_next_claim_closing_the_window_makes_the_winner() -> None:
     match, rulings = play([*_to_last_claim(), claim(101, "Beth", 1, "A")])
-    assert types(rulings)[-2:] == ["winner", "scores"] and match.winner == "Abby"
+    assert types(rulings)[-3:] == ["winner", "scores", "tally"] and match.winner == "Abby"
     assert match.state.pile + sum(match.state.hands) == 52
 
 
@@ -398,8 +398,8 @@ def test_an_empty_hand_caught_bluffing_does_not_win() -> None:
 
 def test_an_empty_hand_challenged_wrongly_wins_at_the_reveal() -> None:
     match, rulings = play([*_to_last_claim(), challenge(101, "Carter"), reveal(102, "A", "A")])
-    assert types(rulings)[-4:] == ["challenge_lost", "pile", "winner", "scores"]
-    assert rulings[-4]["next"] is None
+    assert types(rulings)[-5:] == ["challenge_lost", "pile", "winner", "scores", "tally"]
+    assert rulings[-5]["next"] is None
     assert match.winner == "Abby" and conserved(match)
 
 
@@ -417,9 +417,9 @@ def test_after_the_game_only_ticks_and_words_which_rule_nothing() -> None:
 
 def test_scores_carry_the_stats() -> None:
     _, rulings = play([*_to_last_claim(), challenge(101, "Carter"), reveal(102, "A", "A")])
-    stats = rulings[-1]["stats"]
+    stats = rulings[-2]["stats"]
     assert stats["Carter"]["challenges_lost"] == 1 and stats["Abby"]["truths"] == 1
-    assert stats["Carter"]["cards_taken"] == rulings[-3]["cards"]
+    assert stats["Carter"]["cards_taken"] == rulings[-4]["cards"]
     assert stats["Abby"]["claims"] == sum(1 for r in rulings
                                           if r["type"] == "claim_ok" and r["player"] == "Abby")
 
@@ -604,7 +604,7 @@ def test_undo_of_a_timeout_win_is_ruled_again_undo_of_the_claim_is_not() -> None
     match.apply(game.parse_event({"t": 107, "type": "undo"}))
     assert match.winner is None
     rulings = [r.type for r in match.apply(game.parse_event(challenge(108, "Beth")))]
-    assert rulings == ["window_closed", "winner", "scores"]
+    assert rulings == ["window_closed", "winner", "scores", "tally"]
     # Undoing the last claim itself gives the cards back to the hand.
     match, _ = play([*_to_last_claim(), {"t": 101, "type": "undo"}])
     assert match.state.hands[0] == 2 and match.state.turn == 0 and match.winner is None
@@ -619,7 +619,7 @@ def test_the_example_session_replays_to_a_win() -> None:
     rulings = [r.to_dict() for r in match.fold(session.events)]
     assert match.winner == "Debbie" and conserved(match)
     assert [r["type"] for r in rulings].count("claim_illegal") == 1
-    assert rulings[-1]["scores"] == {"Abby": 18, "Beth": 21, "Carter": 13, "Debbie": 0}
+    assert rulings[-2]["scores"] == {"Abby": 18, "Beth": 21, "Carter": 13, "Debbie": 0}
 
 
 def test_replay_cli_end_to_end() -> None:
@@ -631,7 +631,7 @@ def test_replay_cli_end_to_end() -> None:
     session = load_session(EXAMPLE, lexicon_for=lexicon_for_header)
     match: Match[CheatState] = Match(session.game)
     assert lines == [r.to_dict() for r in match.fold(session.events)]
-    assert lines[-2] == {"type": "winner", "t": 68.0, "player": "Debbie"}
+    assert lines[-3] == {"type": "winner", "t": 68.0, "player": "Debbie"}
 
 
 def test_replay_cli_speaks_cheat_rulings_as_text() -> None:
@@ -847,3 +847,23 @@ def test_a_claim_taken_less_surely_is_said_back() -> None:
     assert "said" not in ok.to_dict()
     _, rulings = play([say(1, "three aces", confidence=0.8)], echo_confidence=0.7)
     assert "said" not in rulings[0]
+
+
+def test_the_end_is_tallied_aloud_with_the_nonzero_figures() -> None:
+    """After the scores, a ``tally`` names who bluffed (and was caught) and
+    who won and lost challenges, leaving out the zeros, for the voice."""
+    from companion.games.cheat import Tally
+    from companion.voice.pack import load_pack
+    from companion.voice.phrases import sentence
+
+    _, rulings = play([*_to_last_claim(), challenge(101, "Carter"), reveal(102, "A", "A")])
+    assert rulings[-1] == {"type": "tally", "t": 102.0, "bluffs": {}, "bluffs_caught": {},
+                           "challenges_won": {}, "challenges_lost": {"Carter": 1}}
+    pack = load_pack("en")
+    said = sentence(Tally(t=1.0, bluffs={"Debbie": 1}, bluffs_caught={"Beth": 1},
+                          challenges_won={"Beth": 1}, challenges_lost={"Carter": 2}), pack)
+    assert said == ("Bluffs shown: Debbie 1. Challenges won: Beth 1. "
+                    "Challenges lost: Carter 2.")
+    said = sentence(Tally(t=1.0, bluffs={}, bluffs_caught={}, challenges_won={},
+                          challenges_lost={}), pack)
+    assert said == "Bluffs shown: nobody. Challenges won: nobody. Challenges lost: nobody."

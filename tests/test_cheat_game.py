@@ -221,7 +221,7 @@ def test_a_four_player_game_by_voice_and_buttons(tmp_path: Path) -> None:
         ("claim_ok", "Carter"),
         ("ask_claim", "Debbie"), ("window_closed", "Carter"),
         ("claim_ok", "Debbie"), ("claim_ok", "Abby"),
-        ("window_closed", "Abby"), ("winner", "Abby"), ("scores", None),
+        ("window_closed", "Abby"), ("winner", "Abby"), ("scores", None), ("tally", None),
     ], said
     (faint,) = [e for e in hub.table.match.effective
                 if e.type == "say" and abs(e.t - 54.5) < 0.15]
@@ -245,7 +245,7 @@ def test_a_four_player_game_by_voice_and_buttons(tmp_path: Path) -> None:
     state = hub.table.state
     assert list(state.hands) == [0, 6, 12, 15] and state.pile == 19
     assert sum(state.hands) + state.pile == 52
-    scores = rulings[-1].to_dict()
+    scores = rulings[-2].to_dict()
     assert scores["scores"] == {"Abby": 0, "Beth": 6, "Carter": 12, "Debbie": 15}
     stats = scores["stats"]
     assert (stats["Beth"]["challenges_won"], stats["Beth"]["bluffs_caught"]) == (1, 1)
@@ -261,7 +261,8 @@ def test_a_four_player_game_by_voice_and_buttons(tmp_path: Path) -> None:
                  "Debbie told the truth: two, two, two, two. Carter was wrong.",
                  "Cards left: Abby 9, Beth 8, Carter 17, Debbie 18.",
                  "Debbie, what was your claim?",
-                 "Abby wins the game!"):
+                 "Abby wins the game!",
+                 "Bluffs shown: Debbie 1. Challenges won: Beth 1. Challenges lost: Carter 1."):
         assert line in spoken_lines, (line, spoken_lines)
     # A claim taken less surely than echo_confidence was said back.
     heard = {e.t: e.confidence for e in hub.table.match.effective if e.type == "say"}

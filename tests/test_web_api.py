@@ -8,6 +8,7 @@ given by a small ``Hub`` subclass where a test needs them.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
@@ -252,6 +253,13 @@ def test_cheat_reveal_entry(hub: Hub, player: Phone) -> None:
     assert reply.status_code == 200, reply.get_json()
     types = [r["type"] for r in reply.get_json()["rulings"]]
     assert "challenge_won" in types
+    # The page shows each player's figures: Abby bluffed, Beth caught it.
+    html = client.get("/").get_data(as_text=True)
+    rows = re.findall(r'<tr data-player="(\w+)">(.*?)</tr>', html)
+    figures = {name: re.findall(r"<td>(\d+)</td>", cells) for name, cells in rows}
+    # claims, bluffs, bluffs caught, challenges won, challenges lost
+    assert figures["Abby"] == ["1", "1", "0", "0", "0"]
+    assert figures["Beth"] == ["0", "0", "1", "1", "0"]
 
 
 # --- refusals: every route, state untouched ----------------------------------------------

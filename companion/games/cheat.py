@@ -318,6 +318,18 @@ class CheatScores(Scores, frozen=True, kw_only=True, tag="scores"):
     stats: dict[str, dict[str, int]]
 
 
+class Tally(Ruling, frozen=True, kw_only=True, tag="tally"):
+    """The end of the game, to be said aloud after the scores: per figure of
+    ``PlayerStats``, the players whose count is not zero (player -> count;
+    an empty mapping when nobody's is). ``bluffs_caught`` always equals
+    ``challenges_won``; both are kept so each figure can be said by name."""
+
+    bluffs: dict[str, int]
+    bluffs_caught: dict[str, int]
+    challenges_won: dict[str, int]
+    challenges_lost: dict[str, int]
+
+
 # --- state --------------------------------------------------------------------
 
 
@@ -765,6 +777,15 @@ class Cheat(Game[CheatState]):
             t=t, label="cards left", scores=self._counts(state),
             stats={name: msgspec.to_builtins(s)
                    for name, s in zip(self.players, state.stats, strict=True)}))
+
+        def counts(figure: str) -> dict[str, int]:
+            return {name: getattr(s, figure)
+                    for name, s in zip(self.players, state.stats, strict=True)
+                    if getattr(s, figure)}
+
+        rulings.append(Tally(t=t, bluffs=counts("bluffs"), bluffs_caught=counts("bluffs_caught"),
+                             challenges_won=counts("challenges_won"),
+                             challenges_lost=counts("challenges_lost")))
         return msgspec.structs.replace(state, winner=p, closes_at=None, placing=None)
 
     # -- for the shell -------------------------------------------------------------

@@ -7,6 +7,8 @@ the ruling's fields. Lists are said as words joined by commas;
 ``{cards_noun}`` is "card" or "cards". A pack table ``[words.<name>]`` says
 codes as words: ``{<field>_<name>}`` is the field's value (or each item of a
 list) looked up there, e.g. ``{legal_plural}`` -> "threes, fours, fives".
+A mapping is said as "name value" pairs ("Beth 1, Carter 2"), or "nobody"
+when empty.
 """
 
 from __future__ import annotations
@@ -27,7 +29,7 @@ def _spoken(value: Any) -> Any:
     if isinstance(value, list | tuple):
         return ", ".join(str(_spoken(v)) for v in value) or "nothing"
     if isinstance(value, dict):
-        return ", ".join(f"{k} {_spoken(v)}" for k, v in value.items())
+        return ", ".join(f"{k} {_spoken(v)}" for k, v in value.items()) or "nobody"
     return value
 
 
