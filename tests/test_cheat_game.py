@@ -257,7 +257,7 @@ def test_a_four_player_game_by_voice_and_buttons(tmp_path: Path) -> None:
                  "Carter: too late, the first challenge stands.",
                  "Debbie bluffed: eight, eight, nine, king. Beth was right.",
                  "Debbie takes 13 cards.",
-                 "After kings: queens, kings, aces. Carter, claim again.",
+                 "After kings: queens, kings or aces. Carter, claim again.",
                  "Debbie told the truth: two, two, two, two. Carter was wrong.",
                  "Cards left: Abby 9, Beth 8, Carter 17, Debbie 18.",
                  "Debbie, what was your claim?",

@@ -6,7 +6,9 @@
 the ruling's fields. Lists are said as words joined by commas;
 ``{cards_noun}`` is "card" or "cards". A pack table ``[words.<name>]`` says
 codes as words: ``{<field>_<name>}`` is the field's value (or each item of a
-list) looked up there, e.g. ``{legal_plural}`` -> "threes, fours, fives".
+list) looked up there, e.g. ``{legal_plural}`` -> "threes, fours, fives",
+and ``{<field>_<name>_or}`` the same with "or" before the last ("threes,
+fours or fives").
 A mapping is said as "name value" pairs ("Beth 1, Carter 2"), or "nobody"
 when empty.
 """
@@ -53,7 +55,10 @@ def sentence(ruling: Ruling, pack: VoicePack) -> str:
         for k, v in data.items():
             items = v if isinstance(v, list) else [v]
             if items and all(isinstance(x, str) and x in words for x in items):
-                fields[f"{k}_{name}"] = _spoken([words[x] for x in items])
+                said = [words[x] for x in items]
+                fields[f"{k}_{name}"] = _spoken(said)
+                fields[f"{k}_{name}_or"] = (f"{_spoken(said[:-1])} or {said[-1]}"
+                                            if len(said) > 1 else said[0])
     return template.format_map(fields).strip()
 
 
