@@ -23,7 +23,6 @@ not yet heard.
 from __future__ import annotations
 
 import time
-import wave
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -114,13 +113,7 @@ def _recording(path: Path) -> Path:
     maker = synth.Synth()
     clip = synth.place([(t, maker.utterance(words, VOICE, rate=RATE), words)
                         for t, _who, words in CLAIMS], seconds=70.0, rate=RATE)
-    clip = synth.add_floor(clip, seed=6)
-    with wave.open(str(path), "wb") as wav:
-        wav.setnchannels(1)
-        wav.setsampwidth(2)
-        wav.setframerate(RATE)
-        wav.writeframes(clip.audio.astype("<i2").tobytes())
-    return path
+    return synth.write_wav(path, synth.add_floor(clip, seed=6).audio, RATE)
 
 
 def test_a_four_player_game_by_voice_and_buttons(tmp_path: Path) -> None:

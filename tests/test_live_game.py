@@ -54,17 +54,10 @@ class TableClock:
 
 
 def _recording(path: Path) -> Path:
-    import wave
-
     maker = synth.Synth()
     clip = synth.place([(t, maker.utterance(w, synth.VoiceSpec(*VOICES[v]), rate=RATE), w)
                         for t, w, v in CALLS], seconds=16.0, rate=RATE)
-    with wave.open(str(path), "wb") as wav:
-        wav.setnchannels(1)
-        wav.setsampwidth(2)
-        wav.setframerate(RATE)
-        wav.writeframes(clip.audio.astype("<i2").tobytes())
-    return path
+    return synth.write_wav(path, clip.audio, RATE)
 
 
 def test_a_short_game_of_nasty7(tmp_path: Path) -> None:
