@@ -584,18 +584,11 @@ class Cheat(Game[CheatState]):
                rulings: list[Ruling], *, unsure: bool = False) -> CheatState:
         """Rule on ``p``'s claim of ``count`` ``rank``; ``state.placing`` is
         ``p``. ``unsure``: taken by ear under ``echo_confidence`` (said back)."""
+        breach = self._breach(state, p, count, rank, t)
+        if breach is not None:
+            rulings.append(breach)
+            return state
         name = self.players[p]
-        most = min(MAX_CLAIM, state.hands[p])
-        if not 1 <= count <= most:
-            rulings.append(ClaimTooMany(t=t, player=name, count=count, most=most))
-            return state
-        after = state.last.rank if state.last is not None else None
-        legal = legal_ranks(after)
-        if rank not in legal:
-            assert after is not None
-            rulings.append(ClaimIllegal(t=t, player=name, count=count, rank=rank,
-                                        after=after, legal=legal))
-            return state
         hands = list(state.hands)
         hands[p] -= count
         nxt = (p + 1) % len(self.players)
@@ -607,6 +600,22 @@ class Cheat(Game[CheatState]):
             last=LastClaim(player=p, count=count, rank=rank, t=t),
             closes_at=t + self.options.challenge_window,
             stats=self._bump(state.stats, p, claims=1))
+
+    def _breach(self, state: CheatState, p: int, count: int, rank: str,
+                t: float) -> ClaimTooMany | ClaimIllegal | None:
+        """The ruling ``p``'s claim of ``count`` ``rank`` at ``t`` breaks a
+        rule with (more cards than allowed, or an illegal rank), or None."""
+        name = self.players[p]
+        most = min(MAX_CLAIM, state.hands[p])
+        if not 1 <= count <= most:
+            return ClaimTooMany(t=t, player=name, count=count, most=most)
+        after = state.last.rank if state.last is not None else None
+        legal = legal_ranks(after)
+        if rank not in legal:
+            assert after is not None
+            return ClaimIllegal(t=t, player=name, count=count, rank=rank, after=after,
+                                legal=legal)
+        return None
 
     # -- challenges and reveals ----------------------------------------------------
 
@@ -743,7 +752,8 @@ class Cheat(Game[CheatState]):
                 rulings.append(AskClaim(t=t, player=self.players[p]))
             return state
         claim = claims[0]
-        if event.confidence < self.options.breach_confidence and self._breach(state, p, *claim):
+        if (event.confidence < self.options.breach_confidence
+                and self._breach(state, p, *claim, t) is not None):
             rulings.append(AskClaim(t=t, player=self.players[p]))
             return state
         state = self._start_placing(state, p, t, rulings)
@@ -751,13 +761,6 @@ class Cheat(Game[CheatState]):
             return state
         return self._claim(state, p, claim[0], claim[1], t, rulings,
                            unsure=event.confidence < self.options.echo_confidence)
-
-    def _breach(self, state: CheatState, p: int, count: int, rank: str) -> bool:
-        """Whether ``p``'s claim of ``count`` ``rank`` would be ruled a breach
-        (``_claim``: too many cards, or an illegal rank)."""
-        if not 1 <= count <= min(MAX_CLAIM, state.hands[p]):
-            return True
-        return rank not in legal_ranks(state.last.rank if state.last is not None else None)
 
     # -- outcomes ------------------------------------------------------------------
 
