@@ -104,13 +104,14 @@ def after_rank(trial: ClaimTrial, index: int) -> str:
 
 def phrase(game: Cheat, count: int, rank: str, rng: np.random.Generator) -> str:
     """How a player says a claim: "three fours"; for one card "one king",
-    "a king" or "an ace" (the article that fits the word)."""
+    "a king" or "an ace" (the article that fits the word,
+    ``Lexicon.articles_for``)."""
     words = [w for w, r in game.lexicon.ranks.items() if r == rank]
     singular, plural = words[0], words[-1]
     lex = game.lexicon
     if count > 1:
         return f"{lex.number_word(count)} {plural}"
-    article = "an" if singular[0] in "aeiou" else "a"
+    article = lex.articles_for(singular)[0]
     return f"{rng.choice([lex.number_word(1), article])} {singular}"
 
 

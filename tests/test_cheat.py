@@ -20,6 +20,7 @@ from companion.errors import IllegalEventError, InvalidEventError, OptionError
 from companion.games import make_game
 from companion.games.base import Match
 from companion.games.cheat import CLAIM_ITEMS, RANKS, REVEAL_ITEMS, Cheat, CheatState, legal_ranks
+from companion.games.lexicon import Lexicon
 from companion.resources import data_path
 from companion.session import load_session
 from companion.voice.pack import lexicon_for_header
@@ -550,7 +551,9 @@ def test_listen_words_follow_the_table() -> None:
     words = game.listen_words(match.state)
     assert {"three fours", "one king", "a six", "an ace", "two aces", "four tens"} <= set(words)
     assert "cheat" not in words and "four" not in words and "five kings" not in words
-    assert len(game.claim_phrases()) == 13 * 3 + 13 * 3
+    # "one" and the article that fits before each singular: never "an king", "a ace".
+    assert "an king" not in words and "a ace" not in words and "an eight" in words
+    assert len(game.claim_phrases()) == 13 * 2 + 13 * 3
     for phrase in game.claim_phrases():
         assert game.parse_claim(phrase) is not None
     match, _ = play([say(1, "three fours")])
@@ -558,6 +561,22 @@ def test_listen_words_follow_the_table() -> None:
     match, _ = play([say(1, "three fours"), challenge(2, "Beth")])
     words = game.listen_words(match.state)
     assert "cheat" not in words and {"four", "six", "ace", "two fours"} <= set(words)
+
+
+def test_an_article_goes_before_the_words_the_pack_gives_it() -> None:
+    lex = Lexicon(numbers={"one": 1}, articles=("a", "an", "the"),
+                  article_before={"an": ("ace", "eight"), "the": ("king",)})
+    assert lex.articles_for("ace") == ("an",)
+    assert lex.articles_for("Eight") == ("an",)
+    assert lex.articles_for("king") == ("the",)
+    assert lex.articles_for("six") == ("a",)
+    assert Lexicon(numbers={}, articles=("a",)).articles_for("ace") == ("a",)
+
+
+def test_an_ungrammatical_article_is_still_read_as_one_card() -> None:
+    _, rulings = play([say(1, "a ace")])
+    first = rulings[0]
+    assert first["type"] == "claim_ok" and (first["count"], first["rank"]) == (1, "A")
 
 
 def test_claim_phrases_in_a_pack_without_plurals_or_articles() -> None:

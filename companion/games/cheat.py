@@ -817,14 +817,16 @@ class Cheat(Game[CheatState]):
         """Every claim as a phrase a player says, for a grammar: a count word
         (two to four) before each plural rank word ("three fours"; the
         singular for a rank the pack gives no plural), and the word for one
-        or an article before each singular ("one king", "a king", "an ace").
-        Claims of any rank, so an illegal claim is heard too."""
+        or its article (``Lexicon.articles_for``) before each singular ("one
+        king", "a king", "an ace"; never "an king"). Claims of any rank, so an
+        illegal claim is heard too."""
         ranks, plural = self._forms()
         lex = self.lexicon
         singular = [w for w in ranks if w not in plural]
         has_plural = {ranks[w] for w in plural}
         many = [*plural, *(w for w in singular if ranks[w] not in has_plural)]
-        singles = [f"{w} {r}" for r in singular for w in (lex.number_word(1), *lex.articles)]
+        singles = [f"{w} {r}" for r in singular
+                   for w in (lex.number_word(1), *lex.articles_for(r))]
         multiples = [f"{lex.number_word(n)} {r}" for n in range(2, MAX_CLAIM + 1) for r in many]
         return list(dict.fromkeys([*singles, *multiples]))
 

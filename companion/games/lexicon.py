@@ -22,6 +22,11 @@ class Lexicon(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=T
     singular and plural forms.
     ``cheat``: the words that call cheat.
     ``articles``: words that mean one card in a Cheat claim ("a six", "an ace").
+    ``article_before``: article -> the only rank words it goes before
+    ("an" -> ace, eight); an article without an entry goes before every
+    singular rank word no other article claims ("a"). Only the grammar uses
+    it (a claim phrase a player would never say is a phrase the recognizer
+    can mishear into); "a ace" is still read as one ace.
     """
 
     numbers: dict[str, int]
@@ -30,6 +35,7 @@ class Lexicon(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=T
     ranks: dict[str, str] = msgspec.field(default_factory=dict)
     cheat: tuple[str, ...] = ("cheat",)
     articles: tuple[str, ...] = ()
+    article_before: dict[str, tuple[str, ...]] = msgspec.field(default_factory=dict)
 
     def number(self, word: str) -> int | None:
         """The number a word stands for, or None."""
@@ -41,6 +47,18 @@ class Lexicon(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=T
             if value == n and not word.isdigit():
                 return word
         return str(n)
+
+    def articles_for(self, word: str) -> tuple[str, ...]:
+        """The articles said before the singular rank word ``word``
+        (``article_before``): ``("an",)`` for "ace", ``("a",)`` for "king"."""
+        word = word.lower()
+        claimed = {w.lower() for words in self.article_before.values() for w in words}
+        out = []
+        for article in self.articles:
+            only = self.article_before.get(article)
+            if (word in {w.lower() for w in only}) if only is not None else word not in claimed:
+                out.append(article)
+        return tuple(out)
 
 
 def spoken_words(text: str, *, split_hyphens: bool = False) -> list[str]:
@@ -80,5 +98,6 @@ ENGLISH = Lexicon(
     ranks=_EN_RANKS,
     cheat=("cheat",),
     articles=("a", "an"),
+    article_before={"an": ("ace", "eight")},
 )
 """The English lexicon, the same words as ``voices/en/pack.toml``."""
