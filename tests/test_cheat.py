@@ -242,10 +242,81 @@ def test_turn_passes_to_the_left_and_wraps() -> None:
 # --- the challenge window ------------------------------------------------------
 
 
+def fix(t: float, count: int, rank: str) -> dict[str, Any]:
+    return {"t": t, "type": "fix_claim", "count": count, "rank": rank}
+
+
+def test_a_misheard_claim_is_fixed_before_the_reveal_and_the_reveal_rules_on_the_fix() -> None:
+    # Beth said "two eights" after Abby's sevens; the companion heard "one eight".
+    match, rulings = play([claim(1, "Abby", 1, "7"), say(2, "one eight"),
+                           challenge(3, "Carter"), fix(4, 2, "8"), reveal(5, "8", "8")])
+    assert rulings[2]["said"] == "one eight"  # the challenge says what it checks
+    assert rulings[3] == {"type": "claim_fixed", "t": 4, "player": "Beth", "count": 2,
+                          "rank": "8", "said": "two eights", "was_count": 1, "was_rank": "8",
+                          "hand": 11}
+    # The truth: Carter takes the three cards, Beth's left (Carter) plays next.
+    assert rulings[4]["type"] == "challenge_lost" and rulings[4]["cards"] == ["8", "8"]
+    assert rulings[5] == {"type": "pile", "t": 5, "player": "Carter", "cards": 3}
+    assert hands(match) == [12, 11, 16, 13]
+    assert sum(match.state.hands) + match.state.pile == 52
+
+
+def test_a_claim_said_back_wrong_is_fixed_in_its_window() -> None:
+    match, rulings = play([say(1, "one king"), fix(2, 1, "7")])
+    assert rulings[-1]["type"] == "claim_fixed" and rulings[-1]["was_rank"] == "K"
+    view = match.game.view(match.state)
+    assert view["last_claim"]["rank"] == "7" and view["legal_ranks"] == ["6", "7", "8"]
+    # The next claim is judged against the fixed rank.
+    _, rulings = play([say(1, "one king"), fix(2, 1, "7"), claim(3, "Beth", 2, "8")])
+    assert rulings[-1]["type"] == "claim_ok"
+
+
+@pytest.mark.parametrize(("events", "field", "words"), [
+    ([], "type", "no claim to fix"),  # nothing claimed yet
+    ([claim(1, "Abby", 1, "7"), tick(7)], "type", "no claim to fix"),  # window closed
+    ([claim(1, "Abby", 1, "7"), challenge(2, "Beth"), reveal(3, "7")], "type", "no claim"),
+    ([claim(1, "Abby", 1, "9"), claim(2, "Beth", 1, "10")], "rank", "one of ['8', '9', '10']"),
+    ([claim(1, "Abby", 2, "7")], "rank", "already is"),
+])
+def test_a_fix_that_cannot_stand_names_its_field_and_changes_nothing(
+        events: list[dict[str, Any]], field: str, words: str) -> None:
+    match, _ = play(events)
+    before = match.state
+    with pytest.raises(IllegalEventError) as err:
+        match.apply(match.game.parse_event(fix(events[-1]["t"] + 0.5 if events else 1, 2, "7")))
+    assert err.value.field == field and words in str(err.value)
+    assert match.state == before
+
+
+def test_a_fix_cannot_claim_more_cards_than_the_claimant_held() -> None:
+    match, _ = play([claim(1, "Abby", 4, "7"), claim(2, "Beth", 4, "7"),
+                     claim(3, "Carter", 4, "7"), claim(4, "Debbie", 4, "7"),
+                     claim(5, "Abby", 4, "7"), claim(6, "Beth", 4, "7"),
+                     claim(7, "Carter", 4, "7"), claim(8, "Debbie", 4, "7"),
+                     claim(9, "Abby", 4, "7"), claim(10, "Beth", 4, "7"),
+                     claim(11, "Carter", 4, "7"), claim(12, "Debbie", 4, "7"),
+                     claim(13, "Abby", 1, "7")])
+    assert match.state.hands[0] == 0  # Abby held one card
+    with pytest.raises(IllegalEventError) as err:
+        match.apply(match.game.parse_event(fix(14, 2, "7")))
+    assert err.value.field == "count" and "held 1 cards" in str(err.value)
+
+
+def test_a_fix_to_a_last_card_lets_the_claimant_win_when_the_window_closes() -> None:
+    rounds = [(3, 4, 4, 4), (3, 4, 4, 4), (3, 3, 4, 4)]
+    events = [claim(1 + 4 * r + i, name, n, "7") for r, counts in enumerate(rounds)
+              for i, (name, n) in enumerate(zip(FOUR, counts, strict=True))]
+    # Beth, with two cards left, claims both; the companion hears one.
+    events += [claim(13, "Abby", 3, "7"), say(14, "one seven"), fix(15, 2, "7"), tick(30)]
+    match, rulings = play(events)
+    assert hands(match) == [1, 0, 1, 1]
+    assert "winner" in types(rulings) and match.game.winner(match.state) == "Beth"
+
+
 def test_a_challenge_in_the_window_stands() -> None:
     match, rulings = play([claim(1, "Abby", 2, "4"), challenge(5.9, "Carter")])
     assert rulings[-1] == {"type": "challenge", "t": 5.9, "player": "Carter",
-                           "claimant": "Abby", "count": 2, "rank": "4"}
+                           "claimant": "Abby", "count": 2, "rank": "4", "said": "two fours"}
     assert match.state.contest is not None
 
 

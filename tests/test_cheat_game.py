@@ -246,7 +246,7 @@ def test_a_four_player_game_by_voice_and_buttons(tmp_path: Path) -> None:
     assert (stats["Debbie"]["bluffs"], stats["Debbie"]["truths"]) == (1, 1)
     # What the table heard from the companion.
     spoken_lines = [line for _, line in lines if line]
-    for line in ("Beth calls cheat on Debbie. Show the cards!",
+    for line in ("Beth calls cheat on Debbie's four eights. Show the cards!",
                  "Carter: too late, the first challenge stands.",
                  "Debbie bluffed: eight, eight, nine, king. Beth was right.",
                  "Debbie takes 13 cards.",

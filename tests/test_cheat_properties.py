@@ -32,7 +32,7 @@ def draw_event(data: st.DataObject, game: Cheat, state: CheatState, t: float
     players = list(game.players)
     kind = data.draw(st.sampled_from(
         ["claim", "claim", "claim", "claim", "bare", "say", "say", "challenge", "challenge",
-         "reveal", "reveal", "tick", "undo"]))
+         "reveal", "reveal", "tick", "undo", "fix_claim"]))
     ev: dict[str, Any] = {"t": t, "type": kind}
     if kind in ("claim", "bare"):
         right = state.turn if state.placing is None else state.placing
@@ -54,6 +54,9 @@ def draw_event(data: st.DataObject, game: Cheat, state: CheatState, t: float
         rank = state.contest.claim.rank if state.contest else "A"
         ev["cards"] = data.draw(st.lists(st.sampled_from([rank, rank, rank, "7"]),
                                          min_size=count, max_size=count))
+    elif kind == "fix_claim":
+        ev["count"] = data.draw(st.integers(1, 4))
+        ev["rank"] = data.draw(st.sampled_from(RANKS))
     return ev
 
 

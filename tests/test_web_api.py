@@ -262,6 +262,36 @@ def test_cheat_reveal_entry(hub: Hub, player: Phone) -> None:
     assert figures["Beth"] == ["0", "0", "1", "1", "0"]
 
 
+def test_cheat_fix_a_misheard_claim_before_the_reveal(hub: Hub, player: Phone) -> None:
+    client, headers = player
+    client.post("/api/games", json={"game": "cheat", "players": PLAYERS}, headers=headers)
+    html = client.get("/").get_data(as_text=True)
+    assert 'data-event=\'{"type":"fix_claim"}\' data-fields="count rank"' in html
+    t = hub.table.match.clock if hub.table else 0.0
+    client.post("/api/events", json={"type": "say", "text": "one king", "t": t + 1},
+                headers=headers)  # Abby said "one seven"
+    client.post("/api/events", json={"type": "challenge", "player": "Beth", "t": t + 2},
+                headers=headers)
+    assert hub.table is not None
+    before = hub.table.view()
+    # A rank that was never legal there, and a count out of range: 400, nothing changes.
+    for body, field in (({"count": 1, "rank": "X"}, "rank"), ({"count": 5, "rank": "7"}, "count")):
+        reply = client.post("/api/events", json={"type": "fix_claim", "t": t + 3, **body},
+                            headers=headers)
+        assert reply.status_code == 400 and reply.get_json()["field"] == field, reply.get_json()
+    assert hub.table.view() == before
+    reply = client.post("/api/events", json={"type": "fix_claim", "count": 1, "rank": "7",
+                                             "t": t + 3}, headers=headers)
+    assert reply.status_code == 200, reply.get_json()
+    assert [r["type"] for r in reply.get_json()["rulings"]] == ["claim_fixed"]
+    reply = client.post("/api/events", json={"type": "reveal", "cards": ["7"], "t": t + 4},
+                        headers=headers)
+    assert "challenge_lost" in [r["type"] for r in reply.get_json()["rulings"]]
+    log = client.get("/api/state", headers=headers).get_json()
+    texts = [entry["text"] for entry in log.get("log", [])]
+    assert "Fixed: Abby's claim is one seven." in texts, texts
+
+
 # --- refusals: every route, state untouched ----------------------------------------------
 
 POST_ROUTES: list[tuple[str, dict[str, Any]]] = [

@@ -150,3 +150,32 @@ def test_settings_and_past_games_pages(browser: Browser, served: tuple[Hub, Page
     page.click("text=Settings")
     expect(page.locator("#level-text")).to_contain_text("none")
     expect(page.locator("h2", has_text="Speech recognition")).to_be_visible()
+
+
+def test_cheat_a_misheard_claim_fixed_and_revealed_from_a_phone(
+        browser: Browser, served: tuple[Hub, PageServer]) -> None:
+    hub, server = served
+    hub.new_game("cheat", PLAYERS)
+    page = phone(browser, server)
+    enter_pin(page, PIN)
+    expect(page.locator("#msg")).to_have_text("PIN accepted")
+    # Abby said "two sevens"; the recognizer handed the hub "one seven".
+    hub.submit(Say(t=time.monotonic(), text="one seven", confidence=0.95))
+    expect(stack(page, "Abby")).to_have_attribute("data-stack", "12")
+    page.click('button[data-press="Beth"]')  # Beth's virtual button: a challenge
+    expect(page.locator(".call-pending")).to_contain_text("Beth challenges Abby's 1 × 7")
+    fix = page.locator("details", has=page.locator('button[data-event*="fix_claim"]'))
+    fix.locator("summary").click()
+    fix.locator('select[name="count"]').select_option("2")
+    fix.locator('select[name="rank"]').select_option("7")
+    fix.locator("button.go").click()
+    expect(page.locator(".call-pending")).to_contain_text("Beth challenges Abby's 2 × 7")
+    expect(stack(page, "Abby")).to_have_attribute("data-stack", "11")
+    expect(page.locator("#log li").first).to_contain_text("Fixed: Abby's claim is two sevens.")
+    reveal = page.locator("details", has=page.locator("#reveal-cards"))
+    for _ in range(2):
+        reveal.locator('button[data-value="7"]').click()
+    reveal.locator("button.go").click()
+    expect(page.locator("#log")).to_contain_text("Abby told the truth: seven, seven.")
+    expect(stack(page, "Beth")).to_have_attribute("data-stack", "15")
+    assert hub.table is not None and hub.table.view()["state"]["challenge"] is None

@@ -20,6 +20,9 @@ DESIGN.md where it is silent. In short:
   goes on from the claimant's left. Either way the next claim is free.
 * A player whose hand is empty after a claim wins when the window on that
   claim closes without a won challenge.
+* A misheard claim can be fixed (``fix_claim``) while it can still be
+  challenged or is challenged and not yet revealed: the challenge says the
+  claim it checks aloud, so the table hears it before the cards are shown.
 
 The companion never sees the cards, only counts: hands and the pile always
 add up to 52 (or 104). What it knows of a card's rank it learns from reveals.
@@ -167,6 +170,19 @@ class Reveal(Event, frozen=True, kw_only=True, tag="reveal"):
     cards: Annotated[list[Rank], msgspec.Meta(min_length=1, max_length=MAX_CLAIM)]
 
 
+class FixClaim(Event, frozen=True, kw_only=True, tag="fix_claim"):
+    """The last claim was really ``count`` cards of ``rank``: the companion
+    misheard it (a said-back claim, or the claim named when it was
+    challenged, was not what the player said). Allowed while that claim can
+    still be challenged, or is challenged and its cards are not yet
+    revealed. The claimant's hand and the pile change by the difference in
+    count; the claim it becomes must be one the rules allowed then (at most
+    the cards the claimant held, a rank legal after the claim before it)."""
+
+    count: ClaimCount
+    rank: Rank
+
+
 # --- rulings ------------------------------------------------------------------
 
 
@@ -185,6 +201,20 @@ class ClaimOk(Ruling, frozen=True, kw_only=True, tag="claim_ok"):
     next: str
     reason: Literal["unsure"] | None = None
     said: str | None = None
+
+
+class ClaimFixed(Ruling, frozen=True, kw_only=True, tag="claim_fixed"):
+    """``player``'s last claim is now ``count`` cards of ``rank`` (``said``:
+    in the pack's words), not the ``was_count`` of ``was_rank`` heard;
+    ``hand``: the cards left in their hand."""
+
+    player: str
+    count: int
+    rank: str
+    said: str
+    was_count: int
+    was_rank: str
+    hand: int
 
 
 class ClaimIllegal(Ruling, frozen=True, kw_only=True, tag="claim_illegal"):
@@ -216,12 +246,15 @@ class AskClaim(Ruling, frozen=True, kw_only=True, tag="ask_claim"):
 
 class ChallengeOpened(Ruling, frozen=True, kw_only=True, tag="challenge"):
     """``player`` challenges ``claimant``'s claim of ``count`` ``rank``: the
-    cards are to be revealed."""
+    cards are to be revealed. ``said``: the claim in the pack's words ("one
+    king"), said aloud so the table hears what the reveal is checked
+    against, and can fix a misheard claim first (``fix_claim``)."""
 
     player: str
     claimant: str
     count: int
     rank: str
+    said: str = ""
 
 
 class ChallengeHeard(Ruling, frozen=True, kw_only=True, tag="challenge_heard"):
@@ -353,12 +386,15 @@ class PlayerStats(msgspec.Struct, frozen=True, kw_only=True):
 
 
 class LastClaim(msgspec.Struct, frozen=True, kw_only=True):
-    """A claim on the pile: who, how many, which rank, when (seconds)."""
+    """A claim on the pile: who, how many, which rank, when (seconds), and
+    the rank of the claim it followed (None for the free first claim of a
+    pile)."""
 
     player: int
     count: int
     rank: str
     t: float
+    after: str | None = None
 
 
 class Contest(msgspec.Struct, frozen=True, kw_only=True):
@@ -407,7 +443,7 @@ class Cheat(Game[CheatState]):
     min_players = 3
     max_players = 10
     options_type = CheatOptions
-    event_types = (Claim, Challenge, Reveal)
+    event_types = (Claim, Challenge, Reveal, FixClaim)
     options: CheatOptions
 
     def check_options(self) -> None:
@@ -529,6 +565,8 @@ class Cheat(Game[CheatState]):
             state = self._challenge(state, event.t, self.player_index(event.player), rulings)
         elif isinstance(event, Reveal):
             state = self._reveal(state, event.t, list(event.cards), rulings)
+        elif isinstance(event, FixClaim):
+            state = self._fix_claim(state, event, rulings)
         elif isinstance(event, Say):
             state = self._say(state, event, rulings)
         return state, rulings
@@ -597,7 +635,8 @@ class Cheat(Game[CheatState]):
                                next=self.players[nxt], **echo))
         return msgspec.structs.replace(
             state, hands=tuple(hands), pile=state.pile + count, turn=nxt, placing=None,
-            last=LastClaim(player=p, count=count, rank=rank, t=t),
+            last=LastClaim(player=p, count=count, rank=rank, t=t,
+                           after=None if state.last is None else state.last.rank),
             closes_at=t + self.options.challenge_window,
             stats=self._bump(state.stats, p, claims=1))
 
@@ -616,6 +655,44 @@ class Cheat(Game[CheatState]):
             return ClaimIllegal(t=t, player=name, count=count, rank=rank, after=after,
                                 legal=legal)
         return None
+
+    def _fix_claim(self, state: CheatState, event: FixClaim,
+                   rulings: list[Ruling]) -> CheatState:
+        """The last claim, misheard, becomes ``event``'s (see ``FixClaim``)."""
+        contest = state.contest
+        if contest is not None:
+            if contest.cards is not None:
+                raise IllegalEventError("the cards are already revealed: too late to fix "
+                                        "the claim (undo the reveal first)", field="type")
+            claim = contest.claim
+        elif state.last is not None and state.closes_at is not None and state.placing is None:
+            claim = state.last
+        else:
+            raise IllegalEventError("no claim to fix: the last claim can no longer be "
+                                    "challenged", field="type")
+        p, name = claim.player, self.players[claim.player]
+        held = state.hands[p] + claim.count
+        most = min(MAX_CLAIM, held)
+        if event.count > most:
+            raise IllegalEventError(f"{name} held {held} cards: a claim of at most {most}",
+                                    field="count")
+        legal = legal_ranks(claim.after)
+        if event.rank not in legal:
+            raise IllegalEventError(f"after {claim.after} the claim must be one of {legal}, "
+                                    f"not {event.rank}", field="rank")
+        if (event.count, event.rank) == (claim.count, claim.rank):
+            raise IllegalEventError(f"{name}'s claim already is {event.count} {event.rank}",
+                                    field="rank")
+        fixed = msgspec.structs.replace(claim, count=event.count, rank=event.rank)
+        hands = list(state.hands)
+        hands[p] = held - event.count
+        rulings.append(ClaimFixed(t=event.t, player=name, count=event.count, rank=event.rank,
+                                  said=self.claim_words(event.count, event.rank),
+                                  was_count=claim.count, was_rank=claim.rank, hand=hands[p]))
+        return msgspec.structs.replace(
+            state, hands=tuple(hands), pile=state.pile - claim.count + event.count,
+            last=fixed if state.last == claim else state.last,
+            contest=None if contest is None else msgspec.structs.replace(contest, claim=fixed))
 
     # -- challenges and reveals ----------------------------------------------------
 
@@ -658,7 +735,8 @@ class Cheat(Game[CheatState]):
         assert contest.challenger is not None
         return ChallengeOpened(t=t, player=self.players[contest.challenger],
                                claimant=self.players[contest.claim.player],
-                               count=contest.claim.count, rank=contest.claim.rank)
+                               count=contest.claim.count, rank=contest.claim.rank,
+                               said=self.claim_words(contest.claim.count, contest.claim.rank))
 
     def _heard_cheat(self, state: CheatState, t: float, rulings: list[Ruling]) -> CheatState:
         last = state.last
