@@ -49,9 +49,9 @@ class SphinxSettings:
     machine's x86 core; a loop grammar (``<word>+``) is as cheap as 3 but was
     measured to make more false mistakes. A game's ``utterance_items``
     (``Recognizer.set_vocabulary``'s ``items``) overrides it: Cheat's claim
-    grammar (78 phrases) ran at 0.9-1.2 times real time in quiet and 4-5 in
-    table talk with 3 (measured), too slow to keep up (see
-    ``companion.games.cheat.CLAIM_ITEMS``).
+    grammar (78 phrases then; 65 since the articles agree) ran at 0.9-1.2
+    times real time in quiet and 4-5 in table talk with 3 (measured), too
+    slow to keep up (see ``companion.games.cheat.CLAIM_ITEMS``).
     ``floor_dbfs``: the level (dBFS, RMS) of a seeded white noise floor added
     before decoding [-60.0]; the acoustic model was trained on recordings that
     always hold some noise, and stretches of digital silence (zeros) around a
