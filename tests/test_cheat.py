@@ -271,6 +271,46 @@ def test_a_claim_said_back_wrong_is_fixed_in_its_window() -> None:
     assert rulings[-1]["type"] == "claim_ok"
 
 
+def test_a_claim_said_back_wrong_is_fixed_by_voice() -> None:
+    match, rulings = play([say(1, "one king", 0.8), say(2.5, "no, one seven", 0.9)])
+    assert rulings[0]["said"] == "one king"  # said back: under echo_confidence
+    assert rulings[1] == {"type": "claim_fixed", "t": 2.5, "player": "Abby", "count": 1,
+                          "rank": "7", "said": "one seven", "was_count": 1, "was_rank": "K",
+                          "hand": 12}
+    assert "no" in match.game.listen_words(match.state)
+    assert "no" not in match.game.listen_words(play([])[0].state)  # nothing to fix yet
+
+
+def test_a_correction_word_alone_makes_the_next_claim_heard_a_fix() -> None:
+    # "no, one seven" with a pause: two utterances.
+    _, rulings = play([say(1, "one king", 0.8), say(2, "no"), say(2.8, "one seven")])
+    assert types(rulings) == ["claim_ok", "claim_fixed"]
+    assert rulings[1]["player"] == "Abby" and rulings[1]["rank"] == "7"
+    # Past CORRECTION_S the claim is the next player's, as any other.
+    _, rulings = play([say(1, "one king", 0.8), say(2, "no"), say(4.5, "one king")])
+    assert types(rulings) == ["claim_ok", "claim_ok"] and rulings[1]["player"] == "Beth"
+    # Only the one claim right after it.
+    _, rulings = play([say(1, "one king", 0.8), say(2, "no"), say(2.5, "hello"),
+                       say(2.8, "one king")])
+    assert types(rulings) == ["claim_ok", "claim_ok"] and rulings[1]["player"] == "Beth"
+
+
+@pytest.mark.parametrize("events", [
+    [say(1, "one king", 0.8), say(2, "no, one seven", 0.5)],  # heard unsurely
+    [say(1, "one king", 0.8), say(2, "no, one king")],  # the same claim
+    [say(1, "one king", 0.8), say(2, "no")],  # no claim after it
+    [claim(1, "Abby", 1, "9"), say(2, "one ten", 0.8), say(3, "no, one two")],  # illegal
+    [say(1, "one king", 0.8), tick(7), say(8, "no, one seven")],  # the window has closed
+    [say(1, "one king"), say(2, "no, one seven")],  # taken surely: not said back
+    [claim(1, "Abby", 1, "K"), say(2, "no, one seven")],  # entered on the page
+])
+def test_a_spoken_fix_that_cannot_stand_rules_nothing(events: list[dict[str, Any]]) -> None:
+    before, _ = play(events[:-1])
+    match, rulings = play(events)
+    assert rulings[len(play(events[:-1])[1]):] == []
+    assert match.state.hands == before.state.hands and match.state.last == before.state.last
+
+
 @pytest.mark.parametrize(("events", "field", "words"), [
     ([], "type", "no claim to fix"),  # nothing claimed yet
     ([claim(1, "Abby", 1, "7"), tick(7)], "type", "no claim to fix"),  # window closed

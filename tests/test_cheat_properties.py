@@ -24,7 +24,8 @@ from companion.session import dump_session, parse_lines
 
 PLAYERS = ["Abby", "Beth", "Carter", "Debbie", "Ed", "Fay", "Gus"]
 WORDS = ["three fours", "a king", "two aces", "four twos", "five sixes", "cheat", "cheat!",
-         "four four six", "ace ace", "hello", "", "two", "an ace and a king"]
+         "four four six", "ace ace", "hello", "", "two", "an ace and a king", "no",
+         "no, a king", "no two fives"]
 
 
 def draw_event(data: st.DataObject, game: Cheat, state: CheatState, t: float

@@ -166,6 +166,27 @@ def test_a_spoken_round_with_a_shouted_cheat_and_a_spoken_reveal(
     assert list(match.state.hands) == [10, 16, 13, 13] and match.state.turn == 2
 
 
+@pytest.mark.parametrize("voice", [PIPER_VOICES[0], PIPER_VOICES[1]], ids=lambda v: v.label)
+def test_a_misheard_claim_corrected_by_voice(synth: Synth, recognizer: Recognizer,
+                                             voice: VoiceSpec) -> None:
+    # The companion took "one king" and said it back; the player says what
+    # the claim was.
+    script = [(0.5, "one king"), (2.5, "no, one seven")]
+    clip = add_floor(place([(t, synth.utterance(text, voice), text) for t, text in script],
+                           seconds=4.5), seed=5)
+    # Every claim said back (a house setting), so the table may correct it.
+    match = Match(make_game("cheat", FOUR, {"echo_confidence": 1.0},
+                            lexicon=load_pack("en").lexicon))
+    says, rulings = hear(clip.audio, clip.rate, recognizer, match)
+    # The pause after "no," often ends an utterance: "no" and the claim
+    # come apart, and the claim is still the correction (CORRECTION_S).
+    assert " ".join(s.text for s in says) == "one king no one seven", says
+    assert min(s.confidence for s in says[1:]) >= 0.7, says  # claim_confidence
+    assert [r["type"] for r in rulings] == ["claim_ok", "claim_fixed"], rulings
+    assert (rulings[1]["count"], rulings[1]["rank"], rulings[1]["was_rank"]) == (1, "7", "K")
+    assert match.state.last is not None and match.state.last.rank == "7"
+
+
 def test_a_recorded_claim_in_a_replay_uses_the_claim_grammar(synth: Synth,
                                                              recognizer: Recognizer) -> None:
     """``companion replay``'s path (``judge.hear_recording``) gives the

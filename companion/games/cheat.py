@@ -27,7 +27,9 @@ DESIGN.md where it is silent. In short:
 The companion never sees the cards, only counts: hands and the pile always
 add up to 52 (or 104). What it knows of a card's rank it learns from reveals.
 
-Spoken words: a ``say`` is parsed with the lexicon. While a claim is awaited
+Spoken words: a ``say`` is parsed with the lexicon. A correction word
+before a claim ("no, one seven") fixes the last claim (``FixClaim``) while
+its window is open, if the companion said that claim back. While a claim is awaited
 (the turn player's, or a ``claim`` event without ``count``/``rank``), a count
 word (or an article, "a six") followed by a rank word is the claim; words
 holding two different claims are a mishearing and the claim is asked again. A cheat
@@ -75,6 +77,12 @@ condition, pocketsphinx, this x86 machine): with 1, wrong claims 0% clean,
 33% and 21% in table talk at 20 and 10 dB, 0.07-0.10 of real time; with 2,
 4%, 4% and 8%, 0.3 in quiet and 0.8 in table talk; with 3, 0.9-1.2 in quiet
 and 4-5 in table talk, too slow to keep up."""
+
+CORRECTION_S = 2.0
+"""Seconds after a correction word heard alone ("no") in which a claim heard
+corrects the last claim instead of being the next player's. Said with a
+comma ("no, one seven"), the two parts often come as two utterances (the
+pause is longer than the voice activity detector's end silence)."""
 
 REVEAL_ITEMS = 3
 """The most words or phrases a spoken reveal is heard in ("four, four, six";
@@ -386,15 +394,16 @@ class PlayerStats(msgspec.Struct, frozen=True, kw_only=True):
 
 
 class LastClaim(msgspec.Struct, frozen=True, kw_only=True):
-    """A claim on the pile: who, how many, which rank, when (seconds), and
-    the rank of the claim it followed (None for the free first claim of a
-    pile)."""
+    """A claim on the pile: who, how many, which rank, when (seconds), the
+    rank of the claim it followed (None for the free first claim of a pile),
+    and whether the companion said it back (taken by ear unsurely)."""
 
     player: int
     count: int
     rank: str
     t: float
     after: str | None = None
+    said_back: bool = False
 
 
 class Contest(msgspec.Struct, frozen=True, kw_only=True):
@@ -413,7 +422,10 @@ class CheatState(msgspec.Struct, frozen=True, kw_only=True):
     once a challenge clears it). ``closes_at``: when the window on ``last``
     closes (seconds), None once closed. ``placing``: a player who has put
     cards down but whose claim is not yet known. ``contest``: a challenge
-    awaiting its reveal. ``t``: the time of the last event."""
+    awaiting its reveal. ``correcting``: until when (seconds) a claim heard
+    corrects the last claim (a correction word was heard alone, "no", and
+    the claim follows in its own utterance); None otherwise. ``t``: the time
+    of the last event."""
 
     t: float = 0.0
     hands: tuple[int, ...]
@@ -423,6 +435,7 @@ class CheatState(msgspec.Struct, frozen=True, kw_only=True):
     closes_at: float | None = None
     placing: int | None = None
     contest: Contest | None = None
+    correcting: float | None = None
     winner: int | None = None
     stats: tuple[PlayerStats, ...]
 
@@ -636,7 +649,8 @@ class Cheat(Game[CheatState]):
         return msgspec.structs.replace(
             state, hands=tuple(hands), pile=state.pile + count, turn=nxt, placing=None,
             last=LastClaim(player=p, count=count, rank=rank, t=t,
-                           after=None if state.last is None else state.last.rank),
+                           after=None if state.last is None else state.last.rank,
+                           said_back=unsure),
             closes_at=t + self.options.challenge_window,
             stats=self._bump(state.stats, p, claims=1))
 
@@ -818,6 +832,17 @@ class Cheat(Game[CheatState]):
             return self._reveal(state, t, cards, rulings)
         if state.closes_at is not None and strong and self._is_cheat(event.text):
             return self._heard_cheat(state, t, rulings)
+        words = _words(event.text)
+        corrections = self._corrections()
+        correcting, state = state.correcting, msgspec.structs.replace(state, correcting=None)
+        if words and all(w in corrections for w in words):
+            if event.confidence >= self.options.claim_confidence and self._correctable(state):
+                return msgspec.structs.replace(state, correcting=t + CORRECTION_S)
+            return state
+        if words and words[0] in corrections:
+            return self._spoken_fix(state, event, " ".join(words[1:]), rulings)
+        if correcting is not None and t <= correcting:
+            return self._spoken_fix(state, event, event.text, rulings)
         heard = (self.claims_in(event.text)
                  if event.confidence >= self.options.ask_confidence else [])
         claims = heard if event.confidence >= self.options.claim_confidence else []
@@ -839,6 +864,36 @@ class Cheat(Game[CheatState]):
             return state
         return self._claim(state, p, claim[0], claim[1], t, rulings,
                            unsure=event.confidence < self.options.echo_confidence)
+
+    def _corrections(self) -> set[str]:
+        return {w.lower() for w in self.lexicon.corrections}
+
+    @staticmethod
+    def _correctable(state: CheatState) -> bool:
+        """Whether a correction by voice is listened for now: the last claim
+        was said back (taken unsurely, so the table heard what was taken)
+        and its window is open. A claim taken surely is fixed on the page:
+        "no" in the grammar after every claim would let a stray "no" before
+        the next player's claim turn it into a fix of this one."""
+        last = state.last
+        return (last is not None and last.said_back and state.closes_at is not None
+                and state.placing is None and state.contest is None)
+
+    def _spoken_fix(self, state: CheatState, event: Say, rest: str,
+                    rulings: list[Ruling]) -> CheatState:
+        """A correction word and a claim ("no, one seven"): the last claim,
+        misheard, is fixed (``FixClaim``) when heard with ``claim_confidence``
+        while a correction is listened for (``_correctable``). Otherwise nothing is ruled: a fix
+        the rules refuse, or one heard unsurely, is left to the page."""
+        fix = self.parse_claim(rest)
+        if (fix is None or event.confidence < self.options.claim_confidence
+                or not self._correctable(state)):
+            return state
+        try:
+            return self._fix_claim(state, FixClaim(t=event.t, count=fix[0], rank=fix[1]),
+                                   rulings)
+        except IllegalEventError:
+            return state
 
     # -- outcomes ------------------------------------------------------------------
 
@@ -911,11 +966,13 @@ class Cheat(Game[CheatState]):
     def listen_words(self, state: CheatState) -> list[str]:
         """The phrases that can matter now, for the recognizer's grammar:
         while a claim is awaited, every claim phrase (``claim_phrases``) and,
-        while a window is open, the cheat words; while a reveal is awaited,
-        the claim phrases and the singular rank words ("four", "six"), so
-        "two fours, a six" and "four, six" are both heard. Never empty (a
-        recognizer needs a grammar): once the game is over, only the cheat
-        words, which then rule nothing."""
+        while a window is open, the cheat words, and the correction words
+        too when the last claim was said back ("no, one seven": ``FixClaim``;
+        ``_correctable``); while a reveal is awaited, the claim
+        phrases and the singular rank words ("four", "six"), so "two fours,
+        a six" and "four, six" are both heard. Never empty (a recognizer
+        needs a grammar): once the game is over, only the cheat words, which
+        then rule nothing."""
         what = self.awaiting(state)
         if what == "over":
             return list(self.lexicon.cheat)
@@ -925,6 +982,8 @@ class Cheat(Game[CheatState]):
             words += [r for r in ranks if r not in plural]
         elif state.closes_at is not None:
             words += list(self.lexicon.cheat)
+            if self._correctable(state):
+                words += list(self.lexicon.corrections)
         return list(dict.fromkeys(words))
 
     def utterance_items(self, state: CheatState) -> int | None:

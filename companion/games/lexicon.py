@@ -27,6 +27,8 @@ class Lexicon(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=T
     singular rank word no other article claims ("a"). Only the grammar uses
     it (a claim phrase a player would never say is a phrase the recognizer
     can mishear into); "a ace" is still read as one ace.
+    ``corrections``: words that, said before a claim, correct the last claim
+    instead of making a new one ("no, one seven").
     """
 
     numbers: dict[str, int]
@@ -36,6 +38,7 @@ class Lexicon(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=T
     cheat: tuple[str, ...] = ("cheat",)
     articles: tuple[str, ...] = ()
     article_before: dict[str, tuple[str, ...]] = msgspec.field(default_factory=dict)
+    corrections: tuple[str, ...] = ()
 
     def number(self, word: str) -> int | None:
         """The number a word stands for, or None."""
@@ -99,5 +102,6 @@ ENGLISH = Lexicon(
     cheat=("cheat",),
     articles=("a", "an"),
     article_before={"an": ("ace", "eight")},
+    corrections=("no",),
 )
 """The English lexicon, the same words as ``voices/en/pack.toml``."""
