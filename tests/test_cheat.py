@@ -289,6 +289,11 @@ def test_a_correction_word_alone_makes_the_next_claim_heard_a_fix() -> None:
     # Past CORRECTION_S the claim is the next player's, as any other.
     _, rulings = play([say(1, "one king", 0.8), say(2, "no"), say(4.5, "one king")])
     assert types(rulings) == ["claim_ok", "claim_ok"] and rulings[1]["player"] == "Beth"
+    # A claim entered on the page in between ends the correction.
+    _, rulings = play([say(1, "one king", 0.8), say(2, "no"), claim(2.3, "Beth", 1, "A"),
+                       say(2.8, "one king")])
+    assert types(rulings) == ["claim_ok", "claim_ok", "claim_ok"]
+    assert rulings[2]["player"] == "Carter"
     # Only the one claim right after it.
     _, rulings = play([say(1, "one king", 0.8), say(2, "no"), say(2.5, "hello"),
                        say(2.8, "one king")])

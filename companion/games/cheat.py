@@ -29,8 +29,8 @@ add up to 52 (or 104). What it knows of a card's rank it learns from reveals.
 
 Spoken words: a ``say`` is parsed with the lexicon. A correction word
 before a claim ("no, one seven") fixes the last claim (``FixClaim``) while
-its window is open, if the companion said that claim back. While a claim is awaited
-(the turn player's, or a ``claim`` event without ``count``/``rank``), a count
+its window is open, if the companion said that claim back. While a claim is
+awaited (the turn player's, or a ``claim`` event without ``count``/``rank``), a count
 word (or an article, "a six") followed by a rank word is the claim; words
 holding two different claims are a mishearing and the claim is asked again. A cheat
 word during an open window opens a challenge whose challenger is unknown
@@ -626,10 +626,11 @@ class Cheat(Game[CheatState]):
 
     def _start_placing(self, state: CheatState, p: int, t: float,
                        rulings: list[Ruling]) -> CheatState:
-        """``p`` starts a claim: the window on the previous claim closes."""
+        """``p`` starts a claim: the window on the previous claim closes (and
+        with it any correction of that claim by voice)."""
         if state.closes_at is not None:
             state = self._close_window(state, t, rulings)
-        return msgspec.structs.replace(state, placing=p)
+        return msgspec.structs.replace(state, placing=p, correcting=None)
 
     def _claim(self, state: CheatState, p: int, count: int, rank: str, t: float,
                rulings: list[Ruling], *, unsure: bool = False) -> CheatState:
@@ -841,7 +842,7 @@ class Cheat(Game[CheatState]):
             return state
         if words and words[0] in corrections:
             return self._spoken_fix(state, event, " ".join(words[1:]), rulings)
-        if correcting is not None and t <= correcting:
+        if correcting is not None and t <= correcting and self._correctable(state):
             return self._spoken_fix(state, event, event.text, rulings)
         heard = (self.claims_in(event.text)
                  if event.confidence >= self.options.ask_confidence else [])
