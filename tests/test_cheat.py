@@ -358,6 +358,48 @@ def test_a_fix_to_a_last_card_lets_the_claimant_win_when_the_window_closes() -> 
     assert "winner" in types(rulings) and match.game.winner(match.state) == "Beth"
 
 
+def set_hand(t: float, player: str, cards: int) -> dict[str, Any]:
+    return {"t": t, "type": "set_hand", "player": player, "cards": cards}
+
+
+def test_a_hand_count_the_table_knows_is_set_and_the_pile_takes_the_difference() -> None:
+    # Beth put down two eights; the companion heard one, surely, and nobody
+    # challenged. Later the table counts her hand: 11, not 12.
+    match, rulings = play([claim(1, "Abby", 1, "7"), say(2, "one eight"), tick(8),
+                           set_hand(9, "Beth", 11)])
+    assert rulings[-1] == {"type": "hand_set", "t": 9, "player": "Beth", "cards": 11,
+                           "was": 12, "pile": 3}
+    assert hands(match) == [12, 11, 13, 13] and match.state.pile == 3
+    assert match.game.winner(match.state) is None
+
+
+def test_a_hand_set_to_nothing_wins_unless_its_own_claim_is_still_open() -> None:
+    # Carter's window is open on his claim: he wins when it closes, as always.
+    match, rulings = play([claim(1, "Abby", 4, "7"), claim(2, "Beth", 4, "7"),
+                           claim(3, "Carter", 4, "7"), set_hand(4, "Carter", 0)])
+    assert types(rulings)[-1] == "hand_set" and match.game.winner(match.state) is None
+    match, rulings = play([claim(1, "Abby", 4, "7"), claim(2, "Beth", 4, "7"),
+                           claim(3, "Carter", 4, "7"), set_hand(4, "Carter", 0), tick(9)])
+    assert match.game.winner(match.state) == "Carter"
+    # Abby's last claim closed long ago: out of cards, she has won.
+    match, rulings = play([claim(1, "Abby", 4, "7"), claim(2, "Beth", 4, "7"),
+                           set_hand(3, "Abby", 0)])
+    assert types(rulings)[-4:] == ["hand_set", "winner", "scores", "tally"]
+    assert match.game.winner(match.state) == "Abby"
+    assert sum(match.state.hands) + match.state.pile == 52
+
+
+@pytest.mark.parametrize(("cards", "words"), [(13, "already holds 13"), (17, "at most 16")])
+def test_a_hand_count_that_cannot_be_names_cards_and_changes_nothing(cards: int,
+                                                                     words: str) -> None:
+    match, _ = play([claim(1, "Abby", 3, "7")])
+    before = match.state
+    with pytest.raises(IllegalEventError) as err:
+        match.apply(match.game.parse_event(set_hand(2, "Beth", cards)))
+    assert err.value.field == "cards" and words in str(err.value)
+    assert match.state == before
+
+
 def test_a_challenge_in_the_window_stands() -> None:
     match, rulings = play([claim(1, "Abby", 2, "4"), challenge(5.9, "Carter")])
     assert rulings[-1] == {"type": "challenge", "t": 5.9, "player": "Carter",

@@ -33,7 +33,7 @@ def draw_event(data: st.DataObject, game: Cheat, state: CheatState, t: float
     players = list(game.players)
     kind = data.draw(st.sampled_from(
         ["claim", "claim", "claim", "claim", "bare", "say", "say", "challenge", "challenge",
-         "reveal", "reveal", "tick", "undo", "fix_claim"]))
+         "reveal", "reveal", "tick", "undo", "fix_claim", "set_hand"]))
     ev: dict[str, Any] = {"t": t, "type": kind}
     if kind in ("claim", "bare"):
         right = state.turn if state.placing is None else state.placing
@@ -58,6 +58,10 @@ def draw_event(data: st.DataObject, game: Cheat, state: CheatState, t: float
     elif kind == "fix_claim":
         ev["count"] = data.draw(st.integers(1, 4))
         ev["rank"] = data.draw(st.sampled_from(RANKS))
+    elif kind == "set_hand":
+        who = data.draw(st.integers(0, len(players) - 1))
+        ev["player"] = players[who]
+        ev["cards"] = max(0, state.hands[who] + data.draw(st.integers(-2, 2)))
     return ev
 
 

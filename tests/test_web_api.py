@@ -292,6 +292,34 @@ def test_cheat_fix_a_misheard_claim_before_the_reveal(hub: Hub, player: Phone) -
     assert "Fixed: Abby's claim is one seven." in texts, texts
 
 
+def test_cheat_set_a_hand_count_from_the_page(hub: Hub, player: Phone) -> None:
+    client, headers = player
+    client.post("/api/games", json={"game": "cheat", "players": PLAYERS}, headers=headers)
+    html = client.get("/").get_data(as_text=True)
+    assert 'data-event=\'{"type":"set_hand"}\' data-fields="player cards"' in html
+    t = hub.table.match.clock if hub.table else 0.0
+    client.post("/api/events", json={"type": "claim", "count": 3, "rank": "4", "t": t + 1},
+                headers=headers)
+    assert hub.table is not None
+    before = hub.table.view()
+    for body, field in (({"player": "Beth", "cards": None}, "cards"),
+                        ({"player": "Beth", "cards": -1}, "cards"),
+                        ({"player": "Beth", "cards": 20}, "cards"),
+                        ({"player": "Zed", "cards": 12}, "player")):
+        reply = client.post("/api/events", json={"type": "set_hand", "t": t + 2, **body},
+                            headers=headers)
+        assert reply.status_code == 400 and reply.get_json()["field"] == field, reply.get_json()
+    assert hub.table.view() == before
+    reply = client.post("/api/events", json={"type": "set_hand", "player": "Beth", "cards": 12,
+                                             "t": t + 2}, headers=headers)
+    assert reply.status_code == 200, reply.get_json()
+    state = hub.table.view()["state"]
+    assert [p["hand"] for p in state["players"]] == [10, 12, 13, 13] and state["pile"] == 4
+    texts = [entry["text"] for entry in
+             client.get("/api/state", headers=headers).get_json().get("log", [])]
+    assert "Counted: Beth holds 12 cards." in texts, texts
+
+
 # --- refusals: every route, state untouched ----------------------------------------------
 
 POST_ROUTES: list[tuple[str, dict[str, Any]]] = [

@@ -152,7 +152,7 @@ def test_settings_and_past_games_pages(browser: Browser, served: tuple[Hub, Page
     expect(page.locator("h2", has_text="Speech recognition")).to_be_visible()
 
 
-def test_cheat_a_misheard_claim_fixed_and_revealed_from_a_phone(
+def test_cheat_a_misheard_claim_fixed_revealed_and_a_hand_counted_from_a_phone(
         browser: Browser, served: tuple[Hub, PageServer]) -> None:
     hub, server = served
     hub.new_game("cheat", PLAYERS)
@@ -179,3 +179,11 @@ def test_cheat_a_misheard_claim_fixed_and_revealed_from_a_phone(
     expect(page.locator("#log")).to_contain_text("Abby told the truth: seven, seven.")
     expect(stack(page, "Beth")).to_have_attribute("data-stack", "15")
     assert hub.table is not None and hub.table.view()["state"]["challenge"] is None
+    # The table counts Debbie's hand: 12, not 13; the pile takes the difference.
+    count = page.locator("details", has=page.locator('button[data-event*="set_hand"]'))
+    count.locator("summary").click()
+    count.locator('select[name="player"]').select_option("Debbie")
+    count.locator('input[name="cards"]').fill("12")
+    count.locator("button.go").click()
+    expect(stack(page, "Debbie")).to_have_attribute("data-stack", "12")
+    expect(page.locator("#log li").first).to_contain_text("Counted: Debbie holds 12 cards.")

@@ -23,6 +23,8 @@ DESIGN.md where it is silent. In short:
 * A misheard claim can be fixed (``fix_claim``) while it can still be
   challenged or is challenged and not yet revealed: the challenge says the
   claim it checks aloud, so the table hears it before the cards are shown.
+  A hand count the table knows to be wrong is set (``set_hand``), the
+  difference going to or from the pile.
 
 The companion never sees the cards, only counts: hands and the pile always
 add up to 52 (or 104). What it knows of a card's rank it learns from reveals.
@@ -191,6 +193,18 @@ class FixClaim(Event, frozen=True, kw_only=True, tag="fix_claim"):
     rank: Rank
 
 
+class SetHand(Event, frozen=True, kw_only=True, tag="set_hand"):
+    """``player`` holds ``cards`` cards, by the table's count, where the
+    companion's differs (it never sees the cards: a claim's count misheard
+    and never challenged leaves its count wrong). The difference goes to or
+    from the pile, so the cards are conserved. A hand set to 0 is a player
+    out of cards: they win, unless the window on their own last claim is
+    still open or that claim awaits its reveal (it then rules, as always)."""
+
+    player: str
+    cards: Annotated[int, msgspec.Meta(ge=0)]
+
+
 # --- rulings ------------------------------------------------------------------
 
 
@@ -223,6 +237,16 @@ class ClaimFixed(Ruling, frozen=True, kw_only=True, tag="claim_fixed"):
     was_count: int
     was_rank: str
     hand: int
+
+
+class HandSet(Ruling, frozen=True, kw_only=True, tag="hand_set"):
+    """``player``'s hand is now ``cards`` cards (was ``was``); ``pile``: the
+    cards on the pile after the change."""
+
+    player: str
+    cards: int
+    was: int
+    pile: int
 
 
 class ClaimIllegal(Ruling, frozen=True, kw_only=True, tag="claim_illegal"):
@@ -456,7 +480,7 @@ class Cheat(Game[CheatState]):
     min_players = 3
     max_players = 10
     options_type = CheatOptions
-    event_types = (Claim, Challenge, Reveal, FixClaim)
+    event_types = (Claim, Challenge, Reveal, FixClaim, SetHand)
     options: CheatOptions
 
     def check_options(self) -> None:
@@ -580,6 +604,8 @@ class Cheat(Game[CheatState]):
             state = self._reveal(state, event.t, list(event.cards), rulings)
         elif isinstance(event, FixClaim):
             state = self._fix_claim(state, event, rulings)
+        elif isinstance(event, SetHand):
+            state = self._set_hand(state, event, rulings)
         elif isinstance(event, Say):
             state = self._say(state, event, rulings)
         return state, rulings
@@ -708,6 +734,31 @@ class Cheat(Game[CheatState]):
             state, hands=tuple(hands), pile=state.pile - claim.count + event.count,
             last=fixed if state.last == claim else state.last,
             contest=None if contest is None else msgspec.structs.replace(contest, claim=fixed))
+
+    def _set_hand(self, state: CheatState, event: SetHand,
+                  rulings: list[Ruling]) -> CheatState:
+        """The table's count of one hand replaces the companion's (``SetHand``)."""
+        p, name = self.player_index(event.player), event.player
+        was = state.hands[p]
+        if event.cards == was:
+            raise IllegalEventError(f"{name} already holds {was} cards", field="cards")
+        pile = state.pile - (event.cards - was)
+        if pile < 0:
+            raise IllegalEventError(
+                f"the pile has {state.pile} cards: {name} can hold at most "
+                f"{was + state.pile}, not {event.cards}", field="cards")
+        hands = list(state.hands)
+        hands[p] = event.cards
+        rulings.append(HandSet(t=event.t, player=self.players[p], cards=event.cards, was=was,
+                               pile=pile))
+        state = msgspec.structs.replace(state, hands=tuple(hands), pile=pile)
+        last, contest = state.last, state.contest
+        own_claim_pending = (contest is not None and contest.claim.player == p) or (
+            contest is None and last is not None and last.player == p
+            and state.closes_at is not None)
+        if event.cards == 0 and not own_claim_pending:
+            return self._win(state, event.t, p, rulings)
+        return state
 
     # -- challenges and reveals ----------------------------------------------------
 
