@@ -362,6 +362,19 @@ def set_hand(t: float, player: str, cards: int) -> dict[str, Any]:
     return {"t": t, "type": "set_hand", "player": player, "cards": cards}
 
 
+def test_a_claim_by_ear_that_empties_the_hand_is_said_back() -> None:
+    rounds = [(4, 4, 4, 4), (4, 4, 4, 4), (4, 4, 4, 4)]
+    events = [claim(1 + 4 * r + i, name, n, "7") for r, counts in enumerate(rounds)
+              for i, (name, n) in enumerate(zip(FOUR, counts, strict=True))]
+    match, rulings = play([*events, say(13, "one seven")])  # Abby's last card, heard surely
+    assert rulings[-1]["hand"] == 0
+    assert (rulings[-1]["reason"], rulings[-1]["said"]) == ("last", "one seven")
+    assert "no" in match.game.listen_words(match.state)  # she may correct it by voice
+    # Entered on the page, it is not said back: the page shows it.
+    _, rulings = play([*events, claim(13, "Abby", 1, "7")])
+    assert rulings[-1]["hand"] == 0 and "reason" not in rulings[-1]
+
+
 def test_a_hand_count_the_table_knows_is_set_and_the_pile_takes_the_difference() -> None:
     # Beth put down two eights; the companion heard one, surely, and nobody
     # challenged. Later the table counts her hand: 11, not 12.

@@ -264,7 +264,11 @@ def test_a_four_player_game_by_voice_and_buttons(tmp_path: Path) -> None:
     assert echoed and all(r.get("said") for r in echoed)
     for r in echoed:
         assert f"{r['player']}: {r['said']}." in spoken_lines
-    assert sum(1 for r in taken if r.get("said")) == len(echoed)
+    # So was Abby's last card, however surely it was heard: a win follows it.
+    last = [r for r in taken if r.get("reason") == "last"]
+    assert [(r["player"], r["hand"]) for r in last] == [("Abby", 0)]
+    assert f"Abby: {last[0]['said']}, the last cards." in spoken_lines
+    assert sum(1 for r in taken if r.get("said")) == len(echoed) + len(last)
     assert all(u.completed for u in speaker.spoken)
     assert live.errors == []
     # The stored log replays to the same game.

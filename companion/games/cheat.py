@@ -213,15 +213,17 @@ class ClaimOk(Ruling, frozen=True, kw_only=True, tag="claim_ok"):
     ``next`` claims next. ``hand``: cards left in ``player``'s hand.
     ``reason`` is ``"unsure"`` and ``said`` the claim in the pack's words
     ("three aces") when it was taken by ear with less than
-    ``echo_confidence``: the companion says it back, so a misheard claim is
-    caught at once (and undone); otherwise both are None."""
+    ``echo_confidence``, or ``"last"`` when a claim taken by ear empties the
+    hand (the claim a win can follow): the companion says it back, so a
+    misheard claim is caught at once ("no, two eights", or the page);
+    otherwise both are None."""
 
     player: str
     count: int
     rank: str
     hand: int
     next: str
-    reason: Literal["unsure"] | None = None
+    reason: Literal["unsure", "last"] | None = None
     said: str | None = None
 
 
@@ -659,9 +661,12 @@ class Cheat(Game[CheatState]):
         return msgspec.structs.replace(state, placing=p, correcting=None)
 
     def _claim(self, state: CheatState, p: int, count: int, rank: str, t: float,
-               rulings: list[Ruling], *, unsure: bool = False) -> CheatState:
+               rulings: list[Ruling], *, unsure: bool = False,
+               by_ear: bool = False) -> CheatState:
         """Rule on ``p``'s claim of ``count`` ``rank``; ``state.placing`` is
-        ``p``. ``unsure``: taken by ear under ``echo_confidence`` (said back)."""
+        ``p``. ``unsure``: taken by ear under ``echo_confidence``; ``by_ear``:
+        taken from words at all. Said back when unsure, or by ear and the
+        hand is then empty (see ``ClaimOk``)."""
         breach = self._breach(state, p, count, rank, t)
         if breach is not None:
             rulings.append(breach)
@@ -670,14 +675,15 @@ class Cheat(Game[CheatState]):
         hands = list(state.hands)
         hands[p] -= count
         nxt = (p + 1) % len(self.players)
-        echo = {"reason": "unsure", "said": self.claim_words(count, rank)} if unsure else {}
+        reason = "unsure" if unsure else "last" if by_ear and hands[p] == 0 else None
+        echo = {"reason": reason, "said": self.claim_words(count, rank)} if reason else {}
         rulings.append(ClaimOk(t=t, player=name, count=count, rank=rank, hand=hands[p],
                                next=self.players[nxt], **echo))
         return msgspec.structs.replace(
             state, hands=tuple(hands), pile=state.pile + count, turn=nxt, placing=None,
             last=LastClaim(player=p, count=count, rank=rank, t=t,
                            after=None if state.last is None else state.last.rank,
-                           said_back=unsure),
+                           said_back=reason is not None),
             closes_at=t + self.options.challenge_window,
             stats=self._bump(state.stats, p, claims=1))
 
@@ -915,7 +921,8 @@ class Cheat(Game[CheatState]):
         if state.winner is not None:
             return state
         return self._claim(state, p, claim[0], claim[1], t, rulings,
-                           unsure=event.confidence < self.options.echo_confidence)
+                           unsure=event.confidence < self.options.echo_confidence,
+                           by_ear=True)
 
     def _corrections(self) -> set[str]:
         return {w.lower() for w in self.lexicon.corrections}
@@ -923,8 +930,8 @@ class Cheat(Game[CheatState]):
     @staticmethod
     def _correctable(state: CheatState) -> bool:
         """Whether a correction by voice is listened for now: the last claim
-        was said back (taken unsurely, so the table heard what was taken)
-        and its window is open. A claim taken surely is fixed on the page:
+        was said back (taken unsurely, or the hand's last cards, so the table
+        heard what was taken) and its window is open. A claim taken surely is fixed on the page:
         "no" in the grammar after every claim would let a stray "no" before
         the next player's claim turn it into a fix of this one."""
         last = state.last
