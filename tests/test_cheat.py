@@ -316,9 +316,35 @@ def test_a_spoken_fix_that_cannot_stand_rules_nothing(events: list[dict[str, Any
     assert match.state.hands == before.state.hands and match.state.last == before.state.last
 
 
+def test_a_claim_misheard_in_silence_is_fixed_when_the_next_claim_shows_it() -> None:
+    # Beth said "one seven" after Abby's sixes; the companion heard "one five"
+    # surely (legal too, so not said back). Carter's "one eight" is then ruled
+    # illegal ("After fives: ..."), which tells the table; Beth's claim is
+    # fixed, her window long closed, and Carter claims again.
+    match, rulings = play([claim(1, "Abby", 1, "6"), say(2, "one five"), tick(8),
+                           say(9, "one eight"), fix(10, 1, "7"), say(11, "one eight")])
+    assert types(rulings) == ["claim_ok", "claim_ok", "window_closed", "claim_illegal",
+                              "claim_fixed", "claim_ok"]
+    assert rulings[4]["player"] == "Beth" and rulings[4]["was_rank"] == "5"
+    assert rulings[-1]["player"] == "Carter" and match.state.last is not None
+    assert match.state.last.after == "7"
+
+
+def test_a_fix_after_the_window_that_empties_the_hand_is_a_win() -> None:
+    rounds = [(4, 4, 4, 4), (4, 4, 4, 4), (3, 3, 3, 3)]  # two cards left each
+    events = [claim(1 + 4 * r + i, name, n, "7") for r, counts in enumerate(rounds)
+              for i, (name, n) in enumerate(zip(FOUR, counts, strict=True))]
+    # Beth put down both her cards; the companion heard "one seven", surely.
+    events += [claim(13, "Abby", 1, "7"), say(14, "one seven"), tick(20)]
+    match, _ = play(events)
+    assert hands(match) == [1, 1, 2, 2] and match.game.winner(match.state) is None
+    match, rulings = play([*events, fix(21, 2, "7")])
+    assert types(rulings)[-4:] == ["claim_fixed", "winner", "scores", "tally"]
+    assert match.game.winner(match.state) == "Beth"
+
+
 @pytest.mark.parametrize(("events", "field", "words"), [
     ([], "type", "no claim to fix"),  # nothing claimed yet
-    ([claim(1, "Abby", 1, "7"), tick(7)], "type", "no claim to fix"),  # window closed
     ([claim(1, "Abby", 1, "7"), challenge(2, "Beth"), reveal(3, "7")], "type", "no claim"),
     ([claim(1, "Abby", 1, "9"), claim(2, "Beth", 1, "10")], "rank", "one of ['8', '9', '10']"),
     ([claim(1, "Abby", 2, "7")], "rank", "already is"),

@@ -20,9 +20,9 @@ DESIGN.md where it is silent. In short:
   goes on from the claimant's left. Either way the next claim is free.
 * A player whose hand is empty after a claim wins when the window on that
   claim closes without a won challenge.
-* A misheard claim can be fixed (``fix_claim``) while it can still be
-  challenged or is challenged and not yet revealed: the challenge says the
-  claim it checks aloud, so the table hears it before the cards are shown.
+* A misheard claim can be fixed (``fix_claim``) while it is the last claim
+  on the pile and not yet revealed: the challenge says the claim it checks
+  aloud, so the table hears it before the cards are shown.
   A hand count the table knows to be wrong is set (``set_hand``), the
   difference going to or from the pile.
 
@@ -182,12 +182,14 @@ class Reveal(Event, frozen=True, kw_only=True, tag="reveal"):
 
 class FixClaim(Event, frozen=True, kw_only=True, tag="fix_claim"):
     """The last claim was really ``count`` cards of ``rank``: the companion
-    misheard it (a said-back claim, or the claim named when it was
-    challenged, was not what the player said). Allowed while that claim can
-    still be challenged, or is challenged and its cards are not yet
-    revealed. The claimant's hand and the pile change by the difference in
-    count; the claim it becomes must be one the rules allowed then (at most
-    the cards the claimant held, a rank legal after the claim before it)."""
+    misheard it (a said-back claim, the claim named when it was challenged,
+    or the rank an illegal-claim ruling names, was not what the player
+    said). Allowed while it is the last claim on the pile (no later claim
+    taken, its window open or not) and its cards are not yet revealed. The
+    claimant's hand and the pile change by the difference in count; the
+    claim it becomes must be one the rules allowed then (at most the cards
+    the claimant held, a rank legal after the claim before it). A fix that
+    empties the hand after the claim's window closed is a win."""
 
     count: ClaimCount
     rank: Rank
@@ -712,11 +714,11 @@ class Cheat(Game[CheatState]):
                 raise IllegalEventError("the cards are already revealed: too late to fix "
                                         "the claim (undo the reveal first)", field="type")
             claim = contest.claim
-        elif state.last is not None and state.closes_at is not None and state.placing is None:
+        elif state.last is not None:
             claim = state.last
         else:
-            raise IllegalEventError("no claim to fix: the last claim can no longer be "
-                                    "challenged", field="type")
+            raise IllegalEventError("no claim to fix: the pile has no claim since the "
+                                    "last challenge", field="type")
         p, name = claim.player, self.players[claim.player]
         held = state.hands[p] + claim.count
         most = min(MAX_CLAIM, held)
@@ -736,10 +738,14 @@ class Cheat(Game[CheatState]):
         rulings.append(ClaimFixed(t=event.t, player=name, count=event.count, rank=event.rank,
                                   said=self.claim_words(event.count, event.rank),
                                   was_count=claim.count, was_rank=claim.rank, hand=hands[p]))
-        return msgspec.structs.replace(
+        state = msgspec.structs.replace(
             state, hands=tuple(hands), pile=state.pile - claim.count + event.count,
             last=fixed if state.last == claim else state.last,
             contest=None if contest is None else msgspec.structs.replace(contest, claim=fixed))
+        if hands[p] == 0 and contest is None and state.closes_at is None:
+            # Out of cards, and the window on that claim closed unchallenged.
+            return self._win(state, event.t, p, rulings)
+        return state
 
     def _set_hand(self, state: CheatState, event: SetHand,
                   rulings: list[Ruling]) -> CheatState:
