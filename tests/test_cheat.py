@@ -887,7 +887,8 @@ def test_replay_cli_bad_option_names_it(tmp_path: Path) -> None:
 # --- spoken rulings -------------------------------------------------------------------------
 
 
-def test_every_cheat_ruling_has_a_phrase_in_the_english_pack() -> None:
+@pytest.mark.parametrize("language", ["en", "ko"])
+def test_every_cheat_ruling_has_a_phrase_in_each_pack(language: str) -> None:
     import companion.games.cheat as cheat
     from companion.rulings import Ruling
     from companion.voice.pack import load_pack
@@ -895,7 +896,24 @@ def test_every_cheat_ruling_has_a_phrase_in_the_english_pack() -> None:
     tags = {str(obj.__struct_config__.tag) for obj in vars(cheat).values()
             if isinstance(obj, type) and issubclass(obj, Ruling) and obj is not Ruling}
     assert {"claim_illegal", "challenge_won", "turn", "window_closed"} <= tags
-    assert tags - set(load_pack("en").phrases) == set()
+    assert tags - set(load_pack(language).phrases) == set()
+
+
+def test_a_korean_table_hears_cheat_rulings_in_korean() -> None:
+    from companion.voice.pack import load_pack
+    from companion.voice.phrases import sentence
+
+    pack = load_pack("ko")
+    game = make_game("cheat", FOUR, lexicon=pack.lexicon)
+    match: Match[CheatState] = Match(game)
+    # "셋 넷": three fours; "둘 아홉": two nines, illegal after fours.
+    events = [say(1, "셋 넷"), say(2, "둘 아홉"), say(3, "둘 다섯"), challenge(4, "Carter"),
+              reveal(5, "5", "9")]
+    said = [sentence(r, pack) for r in match.fold([game.parse_event(e) for e in events])]
+    assert "넷 다음에는 셋, 넷, 다섯 중 하나만 됩니다. Beth, 다시 말하세요." in said
+    assert "Carter: Beth의 둘 다섯, 거짓말! 카드를 보여 주세요." in said
+    assert "Beth의 거짓말: 다섯, 아홉. Carter이(가) 맞았어요." in said
+    assert all("{" not in line for line in said), said
 
 
 @pytest.mark.parametrize(("events", "said"), [
