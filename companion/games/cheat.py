@@ -32,8 +32,8 @@ add up to 52 (or 104). What it knows of a card's rank it learns from reveals.
 Spoken words: a ``say`` is parsed with the lexicon. A correction word
 before a claim ("no, one seven") fixes the last claim (``FixClaim``) while
 its window is open, if the companion said that claim back. While a claim is
-awaited (the turn player's, or a ``claim`` event without ``count``/``rank``), a count
-word (or an article, "a six") followed by a rank word is the claim; words
+awaited (the turn player's, or a ``claim`` event without ``count``/``rank``),
+a count word (or an article, "a six") followed by a rank word is the claim; words
 holding two different claims are a mishearing and the claim is asked again. A cheat
 word during an open window opens a challenge whose challenger is unknown
 until a ``challenge`` event names them. While a reveal is awaited, rank words
@@ -669,7 +669,7 @@ class Cheat(Game[CheatState]):
         ``p``. ``unsure``: taken by ear under ``echo_confidence``; ``by_ear``:
         taken from words at all. Said back when unsure, or by ear and the
         hand is then empty (see ``ClaimOk``)."""
-        breach = self._breach(state, p, count, rank, t)
+        breach = self._breach(p, count, rank, t, held=state.hands[p], after=self._after(state))
         if breach is not None:
             rulings.append(breach)
             return state
@@ -684,20 +684,26 @@ class Cheat(Game[CheatState]):
         return msgspec.structs.replace(
             state, hands=tuple(hands), pile=state.pile + count, turn=nxt, placing=None,
             last=LastClaim(player=p, count=count, rank=rank, t=t,
-                           after=None if state.last is None else state.last.rank,
+                           after=self._after(state),
                            said_back=reason is not None),
             closes_at=t + self.options.challenge_window,
             stats=self._bump(state.stats, p, claims=1))
 
-    def _breach(self, state: CheatState, p: int, count: int, rank: str,
-                t: float) -> ClaimTooMany | ClaimIllegal | None:
+    @staticmethod
+    def _after(state: CheatState) -> str | None:
+        """The rank a claim now follows (None: the free first claim of a pile)."""
+        return None if state.last is None else state.last.rank
+
+    def _breach(self, p: int, count: int, rank: str, t: float, *, held: int,
+                after: str | None) -> ClaimTooMany | ClaimIllegal | None:
         """The ruling ``p``'s claim of ``count`` ``rank`` at ``t`` breaks a
-        rule with (more cards than allowed, or an illegal rank), or None."""
+        rule with (more cards than allowed, or an illegal rank), or None.
+        ``held``: the cards in ``p``'s hand before the claim; ``after``: the
+        rank of the claim it follows (``_after``)."""
         name = self.players[p]
-        most = min(MAX_CLAIM, state.hands[p])
+        most = min(MAX_CLAIM, held)
         if not 1 <= count <= most:
             return ClaimTooMany(t=t, player=name, count=count, most=most)
-        after = state.last.rank if state.last is not None else None
         legal = legal_ranks(after)
         if rank not in legal:
             assert after is not None
@@ -721,14 +727,14 @@ class Cheat(Game[CheatState]):
                                     "last challenge", field="type")
         p, name = claim.player, self.players[claim.player]
         held = state.hands[p] + claim.count
-        most = min(MAX_CLAIM, held)
-        if event.count > most:
-            raise IllegalEventError(f"{name} held {held} cards: a claim of at most {most}",
-                                    field="count")
-        legal = legal_ranks(claim.after)
-        if event.rank not in legal:
-            raise IllegalEventError(f"after {claim.after} the claim must be one of {legal}, "
-                                    f"not {event.rank}", field="rank")
+        # The claim it becomes is held to the rules a claim is (``_breach``).
+        breach = self._breach(p, event.count, event.rank, event.t, held=held, after=claim.after)
+        if isinstance(breach, ClaimTooMany):
+            raise IllegalEventError(f"{name} held {held} cards: a claim of at most "
+                                    f"{breach.most}", field="count")
+        if isinstance(breach, ClaimIllegal):
+            raise IllegalEventError(f"after {breach.after} the claim must be one of "
+                                    f"{breach.legal}, not {event.rank}", field="rank")
         if (event.count, event.rank) == (claim.count, claim.rank):
             raise IllegalEventError(f"{name}'s claim already is {event.count} {event.rank}",
                                     field="rank")
@@ -750,7 +756,8 @@ class Cheat(Game[CheatState]):
     def _set_hand(self, state: CheatState, event: SetHand,
                   rulings: list[Ruling]) -> CheatState:
         """The table's count of one hand replaces the companion's (``SetHand``)."""
-        p, name = self.player_index(event.player), event.player
+        p = self.player_index(event.player)
+        name = self.players[p]
         was = state.hands[p]
         if event.cards == was:
             raise IllegalEventError(f"{name} already holds {was} cards", field="cards")
@@ -761,8 +768,7 @@ class Cheat(Game[CheatState]):
                 f"{was + state.pile}, not {event.cards}", field="cards")
         hands = list(state.hands)
         hands[p] = event.cards
-        rulings.append(HandSet(t=event.t, player=self.players[p], cards=event.cards, was=was,
-                               pile=pile))
+        rulings.append(HandSet(t=event.t, player=name, cards=event.cards, was=was, pile=pile))
         state = msgspec.structs.replace(state, hands=tuple(hands), pile=pile)
         last, contest = state.last, state.contest
         own_claim_pending = (contest is not None and contest.claim.player == p) or (
@@ -920,7 +926,8 @@ class Cheat(Game[CheatState]):
             return state
         claim = claims[0]
         if (event.confidence < self.options.breach_confidence
-                and self._breach(state, p, *claim, t) is not None):
+                and self._breach(p, *claim, t, held=state.hands[p],
+                                 after=self._after(state)) is not None):
             rulings.append(AskClaim(t=t, player=self.players[p]))
             return state
         state = self._start_placing(state, p, t, rulings)
@@ -937,9 +944,10 @@ class Cheat(Game[CheatState]):
     def _correctable(state: CheatState) -> bool:
         """Whether a correction by voice is listened for now: the last claim
         was said back (taken unsurely, or the hand's last cards, so the table
-        heard what was taken) and its window is open. A claim taken surely is fixed on the page:
-        "no" in the grammar after every claim would let a stray "no" before
-        the next player's claim turn it into a fix of this one."""
+        heard what was taken) and its window is open. A claim taken surely is
+        fixed on the page: "no" in the grammar after every claim would let a
+        stray "no" before the next player's claim turn it into a fix of this
+        one."""
         last = state.last
         return (last is not None and last.said_back and state.closes_at is not None
                 and state.placing is None and state.contest is None)
@@ -948,8 +956,9 @@ class Cheat(Game[CheatState]):
                     rulings: list[Ruling]) -> CheatState:
         """A correction word and a claim ("no, one seven"): the last claim,
         misheard, is fixed (``FixClaim``) when heard with ``claim_confidence``
-        while a correction is listened for (``_correctable``). Otherwise nothing is ruled: a fix
-        the rules refuse, or one heard unsurely, is left to the page."""
+        while a correction is listened for (``_correctable``). Otherwise
+        nothing is ruled: a fix the rules refuse, or one heard unsurely, is
+        left to the page."""
         fix = self.parse_claim(rest)
         if (fix is None or event.confidence < self.options.claim_confidence
                 or not self._correctable(state)):
@@ -1096,7 +1105,7 @@ class Cheat(Game[CheatState]):
                             zip(self.players, state.hands, state.stats, strict=True))],
             "turn": self.players[state.turn], "awaiting": self.awaiting(state),
             "pile": state.pile, "cards": self.total_cards, "decks": self.decks,
-            "last_claim": last_view, "legal_ranks": legal_ranks(last.rank if last else None),
+            "last_claim": last_view, "legal_ranks": legal_ranks(self._after(state)),
             "window": window, "challenge": contest_view,
             "placing": None if state.placing is None else self.players[state.placing],
             "challenge_window": self.options.challenge_window,
