@@ -11,18 +11,11 @@ from pathlib import Path
 
 import pytest
 from gpiozero.pins.mock import MockFactory
+from live_rig import TableClock
 
 from companion.board import TIE_S, Board, BoardInput, Hold, Press, Status, group_presses
 from companion.errors import BoardError
 from companion.pinout import load_pinout, parse_pinout
-
-
-class TableClock:
-    def __init__(self) -> None:
-        self.now = 0.0
-
-    def __call__(self) -> float:
-        return self.now
 
 
 @pytest.fixture

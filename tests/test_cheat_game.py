@@ -28,20 +28,15 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from gpiozero.pins.mock import MockFactory
+from live_rig import TableClock, open_rig
 
 from companion.audio import synth
 from companion.audio.alsa_file import use_file_device
 from companion.audio.microphone import Block, Microphone
-from companion.board import Board
-from companion.live import LiveHub, LiveTable
-from companion.pinout import load_pinout
-from companion.referee.recognizer import open_recognizer
+from companion.live import LiveTable
 from companion.referee.stream import Listener
-from companion.store import Store
 from companion.table import Table
 from companion.voice.pack import load_pack
-from companion.voice.speaker import Speaker, find_output
 
 pytestmark = pytest.mark.slow
 
@@ -65,14 +60,6 @@ CLAIMS: list[tuple[float, str, str]] = [
 ]
 """(onset in seconds on the table clock, who says it, the words) of each
 spoken claim in the recording."""
-
-
-class TableClock:
-    def __init__(self) -> None:
-        self.now = 0.0
-
-    def __call__(self) -> float:
-        return self.now
 
 
 class Paced:
@@ -121,47 +108,22 @@ def test_a_four_player_game_by_voice_and_buttons(tmp_path: Path) -> None:
 
     pack = load_pack("en")
     wav = _recording(tmp_path / "claims.wav")
-    clock = TableClock()
     lines: list[tuple[str | None, str]] = []
     replies: list[tuple[int, Any]] = []
     with use_file_device(tmp_path / "alsa", wav, rate=RATE, tail_s=0.0) as device:
-        factory = MockFactory()
-        board = Board(load_pinout(), factory, clock=clock)
-        speaker = Speaker(pack, find_output(), clock=clock)
-        recognizer = open_recognizer("pocketsphinx", pack, notice=False)
-        mic = Microphone(clock=clock, origin=0.0, queue_blocks=100_000,
-                         max_frames=device.frames)
-        hub = LiveHub(Store(tmp_path / "log.sqlite3"), pack, clock=clock)
+        rig = open_rig(tmp_path, pack, device)
+        hub, speaker, until, press, pin = rig.hub, rig.speaker, rig.until, rig.press, rig.pin
         hub.new_game("cheat", PLAYERS, {})
-        mic.open()
-        deadline = time.monotonic() + 30
-        while not mic.finished and time.monotonic() < deadline:
-            time.sleep(0.01)
-        live = LiveTable(hub, board=board, microphone=Paced(mic, clock),
-                         listener_for=lambda rate: Listener(recognizer, rate),
-                         speaker=speaker,
-                         on_ruling=lambda r, line: lines.append((r and r.type, line)))
+        rig.record()
+        live = rig.live = LiveTable(
+            hub, board=rig.board, microphone=Paced(rig.mic, rig.clock),
+            listener_for=lambda rate: Listener(rig.recognizer, rate), speaker=speaker,
+            on_ruling=lambda r, line: lines.append((r and r.type, line)))
         app = create_app(hub, pin="2468", test_config={"TESTING": True,
                                                        "TRUSTED_HOSTS": ["localhost"]})
         page = app.test_client()
         headers = {"X-CSRFToken": page.get("/api/session").get_json()["csrf_token"]}
         assert page.post("/api/pin", json={"pin": "2468"}, headers=headers).status_code == 200
-
-        def until(t: float) -> None:
-            while clock.now < t - 1e-9:
-                clock.now = min(t, round(clock.now + 0.1, 6))
-                live.step()
-                assert speaker.wait_idle(30)
-
-        def pin(seat: int) -> Any:
-            return factory.pin(board.pinout.seats[seat].button)
-
-        def press(seat: int, at: float) -> None:
-            until(at)
-            pin(seat).drive_low()
-            clock.now = at + 0.12
-            pin(seat).drive_high()
-            until(at + 0.3)
 
         def reveal(at: float, cards: list[str]) -> None:
             until(at)
@@ -169,7 +131,7 @@ def test_a_four_player_game_by_voice_and_buttons(tmp_path: Path) -> None:
                               headers=headers)
             replies.append((reply.status_code, reply.get_json()))
 
-        leds = [factory.pin(s.led) for s in board.pinout.seats[:4]]
+        leds = [rig.factory.pin(s.led) for s in rig.board.pinout.seats[:4]]
         live.step()
         press(0, 1.0)      # Abby puts four cards down, then says her claim
         press(1, 10.5)     # Beth calls cheat on Debbie's four eights
@@ -194,9 +156,7 @@ def test_a_four_player_game_by_voice_and_buttons(tmp_path: Path) -> None:
         # asked, and the turn LED stays on her.
         assert [p.state for p in leds] == [False, False, False, True]
         until(68.0)
-        speaker.close()
-        mic.close()
-        board.close()
+        rig.close()
 
     rulings = hub.table.rulings
     said = [(r.type, getattr(r, "player", None)) for r in rulings]

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 from gpiozero.pins.mock import MockFactory
+from live_rig import TableClock
 
 from companion.audio.alsa_file import use_file_device
 from companion.audio.microphone import Microphone
@@ -25,18 +26,10 @@ from companion.voice.speaker import Priority, Speaker, find_output
 PACK = load_pack("en")
 
 
-class TableClock:
-    def __init__(self) -> None:
-        self.now = 1.0
-
-    def __call__(self) -> float:
-        return self.now
-
-
 class Rig:
     def __init__(self, tmp_path: Path, game: str, players: list[str], options: dict,
                  **live_args: object) -> None:
-        self.clock = TableClock()
+        self.clock = TableClock(1.0)
         self.factory = MockFactory()
         self.board = Board(load_pinout(), self.factory, clock=self.clock)
         self.hub = LiveHub(Store(tmp_path / "log.sqlite3"), PACK, clock=self.clock)
@@ -210,7 +203,7 @@ def test_cheat_presses_claim_and_challenge_with_ties(tmp_path: Path) -> None:
 @pytest.mark.slow
 def test_words_heard_while_the_companion_speaks_are_not_judged(tmp_path: Path) -> None:
     with use_file_device(tmp_path / "alsa"):
-        clock = TableClock()
+        clock = TableClock(1.0)
         speaker = Speaker(PACK, find_output(), clock=clock)
         hub = LiveHub(Store(tmp_path / "log.sqlite3"), PACK, clock=clock)
         live = LiveTable(hub, speaker=speaker)
@@ -234,7 +227,7 @@ def test_an_unplugged_microphone_is_announced_and_the_game_goes_on(tmp_path: Pat
         from companion.referee.stream import Listener
 
         recognizer = open_recognizer("pocketsphinx", PACK, notice=False)
-        clock = TableClock()
+        clock = TableClock(1.0)
         mic = Microphone(clock=clock, queue_blocks=100_000)
         mic.open()
         rig_hub = LiveHub(Store(tmp_path / "log.sqlite3"), PACK, clock=clock)
@@ -349,7 +342,7 @@ def test_a_press_waits_for_the_recognizer_to_catch_up(tmp_path: Path) -> None:
     clip = synth.place([(2.0, one, "one")], seconds=6.0, rate=16000)
     recording = PacedRecording(clip.audio, 16000)
     recognizer = open_recognizer("pocketsphinx", PACK, notice=False)
-    clock = TableClock()
+    clock = TableClock(1.0)
     hub = LiveHub(Store(tmp_path / "log.sqlite3"), PACK, clock=clock)
     live = LiveTable(hub, microphone=recording,
                      listener_for=lambda rate: Listener(recognizer, rate))

@@ -12,26 +12,19 @@ faster than real time.
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pytest
-from gpiozero.pins.mock import MockFactory
+from live_rig import open_rig
 
 from companion.audio import synth
 from companion.audio.alsa_file import use_file_device
-from companion.audio.microphone import Microphone
-from companion.board import Board
-from companion.live import LiveHub, LiveTable
-from companion.pinout import load_pinout
-from companion.referee.recognizer import open_recognizer
+from companion.live import LiveTable
 from companion.referee.stream import Listener
 from companion.rulings import Ruling
-from companion.store import Store
 from companion.voice.pack import load_pack
-from companion.voice.speaker import Speaker, find_output
 from companion.voice.synth import SYNTH_RATE_HZ
 
 pytestmark = pytest.mark.slow
@@ -45,14 +38,6 @@ espeak-ng's."""
 VOICES = {"espeak-ng": ("espeak-ng", "en-us"), "piper": ("piper", "en_US-joe-medium")}
 
 
-class TableClock:
-    def __init__(self) -> None:
-        self.now = 0.0
-
-    def __call__(self) -> float:
-        return self.now
-
-
 def _recording(path: Path) -> Path:
     maker = synth.Synth()
     clip = synth.place([(t, maker.utterance(w, synth.VoiceSpec(*VOICES[v]), rate=RATE), w)
@@ -63,46 +48,21 @@ def _recording(path: Path) -> Path:
 def test_a_short_game_of_nasty7(tmp_path: Path) -> None:
     pack = load_pack("en")
     wav = _recording(tmp_path / "calls.wav")
-    clock = TableClock()
     printed: list[tuple[str | None, str]] = []
     with use_file_device(tmp_path / "alsa", wav, rate=RATE, tail_s=0.0) as device:
-        factory = MockFactory()
-        board = Board(load_pinout(), factory, clock=clock)
-        speaker = Speaker(pack, find_output(), clock=clock)
-        recognizer = open_recognizer("pocketsphinx", pack, notice=False)
-        mic = Microphone(clock=clock, origin=0.0, queue_blocks=100_000,
-                         max_frames=device.frames)
-        hub = LiveHub(Store(tmp_path / "log.sqlite3"), pack, clock=clock)
+        rig = open_rig(tmp_path, pack, device)
+        hub, speaker, until, press = rig.hub, rig.speaker, rig.until, rig.press
         hub.new_game("nasty7", ["Abby", "Beth", "Carter"], {
             "virtual_deck": True,
             "composition": {"racketeer": 12, "twin_racketeer": 0, "phone": 0,
                             "twin_phone": 0, "gun": 0}})
-        mic.open()
-        deadline = time.monotonic() + 30
-        while not mic.finished and time.monotonic() < deadline:
-            time.sleep(0.01)
-        live = LiveTable(hub, board=board, microphone=mic,
-                         listener_for=lambda rate: Listener(recognizer, rate),
-                         speaker=speaker,
-                         on_ruling=lambda r, line: printed.append((r and r.type, line)))
-
-        def until(t: float) -> None:
-            """Move the table clock to ``t`` in 0.1 s steps, letting the loop
-            and the speaker finish at each."""
-            while clock.now < t - 1e-9:
-                clock.now = min(t, round(clock.now + 0.1, 6))
-                live.step()
-                assert speaker.wait_idle(30)
-
-        def press(seat: int, at: float) -> None:
-            until(at)
-            pin = factory.pin(board.pinout.seats[seat].button)
-            pin.drive_low()
-            clock.now = at + 0.12
-            pin.drive_high()
-            until(at + 0.3)  # the card is announced, then the flip is applied
-
-        led = [factory.pin(s.led) for s in board.pinout.seats[:3]]
+        rig.record()
+        live = rig.live = LiveTable(
+            hub, board=rig.board, microphone=rig.mic,
+            listener_for=lambda rate: Listener(rig.recognizer, rate), speaker=speaker,
+            on_ruling=lambda r, line: printed.append((r and r.type, line)))
+        # A press: the card is announced, then the flip is applied (0.3 s).
+        led = [rig.factory.pin(s.led) for s in rig.board.pinout.seats[:3]]
         assert led[0].state is False
         live.step()
         press(0, 1.0)   # Abby flips; "one" at 1.8
@@ -117,9 +77,7 @@ def test_a_short_game_of_nasty7(tmp_path: Path) -> None:
         starter = hub.table.view()["state"]["turn"]
         press(["Abby", "Beth", "Carter"].index(starter), 10.0)  # and stays silent
         until(13.5)
-        speaker.close()
-        mic.close()
-        board.close()
+        rig.close()
         played = device.played()
         streams = device.streams()
 

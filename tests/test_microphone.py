@@ -7,6 +7,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from live_rig import TableClock
 
 from companion.audio.alsa_file import use_file_device
 from companion.audio.microphone import RETRY_S, Block, Microphone, find_input
@@ -25,14 +26,6 @@ def _take(mic: Microphone, frames: int) -> list[Block]:
         if total >= frames:
             return got
     raise AssertionError(f"only {total} of {frames} frames arrived")
-
-
-class TableClock:
-    def __init__(self, now: float) -> None:
-        self.now = now
-
-    def __call__(self) -> float:
-        return self.now
 
 
 @pytest.mark.slow
