@@ -297,6 +297,20 @@ class Project:
         return self._heard(self._listener.flush())
 
 
+def helper_cpu_s(backend: Backend) -> float:
+    """CPU seconds ``backend``'s helper processes have used so far (the
+    project's pocketsphinx ear decodes its phone loop in a worker process;
+    other backends have none)."""
+    phones = getattr(getattr(backend, "recognizer", None), "phones", None)
+    return phones.worker_cpu_s if phones is not None else 0.0
+
+
+def helper_peak_mb(backend: Backend) -> float:
+    """The peak resident memory of ``backend``'s helper process, MB (0 with none)."""
+    phones = getattr(getattr(backend, "recognizer", None), "phones", None)
+    return phones.worker_peak_mb if phones is not None else 0.0
+
+
 def vosk_english_missing() -> str | None:
     """Why the vosk path cannot run here (no English model installed), or None."""
     from companion.referee.models import MODELS, installed_path, models_dir

@@ -31,7 +31,9 @@ Figures, over trials, by the engine's first ruling on the claim:
   enters it).
 - *missed*: nothing ruled. At a table, the turn LED staying on the player is
   then the only sign, and the next claim heard would be taken as theirs.
-- *RTF*: compute seconds over audio seconds.
+- *RTF*: wall-clock compute seconds over audio seconds; *CPU RTF*: CPU
+  seconds over audio seconds, helper processes included (as in
+  ``referee.py``).
 
 Words heard with confidence below the engine's ``min_confidence`` (0.5) are
 never acted on, so a backend whose confidences run low scores *missed*.
@@ -159,10 +161,12 @@ def judge(trial: ClaimTrial, says: list[Say], after: str | None = None) -> str:
 
 
 def hear(backend: backends.Backend, audio: np.ndarray, words: list[str],
-         items: int | None = None) -> tuple[list[Say], float]:
+         items: int | None = None) -> tuple[list[Say], float, float]:
     """Stream ``audio`` through ``backend`` with the grammar ``words`` (at
     most ``items`` per utterance); one ``say`` per utterance (the words one
-    ``feed`` returned) and the compute seconds."""
+    ``feed`` returned), the wall-clock compute seconds and the CPU seconds
+    (helper processes included)."""
+    cpu_started = time.process_time() + backends.helper_cpu_s(backend)
     backend.begin(words, items)
     frame = backends.FRAME
     says: list[Say] = []
@@ -181,7 +185,7 @@ def hear(backend: backends.Backend, audio: np.ndarray, words: list[str],
         items = backend.feed(chunk.tobytes()) if len(chunk) == frame else backend.finish()
         spent += time.perf_counter() - started
         collect(items)
-    return says, spent
+    return says, spent, time.process_time() + backends.helper_cpu_s(backend) - cpu_started
 
 
 def run_backend(name: str, planned: dict[str, list[tuple[ClaimTrial, np.ndarray]]]
@@ -197,15 +201,16 @@ def run_backend(name: str, planned: dict[str, list[tuple[ClaimTrial, np.ndarray]
     rows: dict[tuple[str, str], dict[str, float]] = {}
     for condition, items in planned.items():
         for pile in PILES:
-            counts = dict.fromkeys((*OUTCOMES, "compute", "seconds"), 0.0)
+            counts = dict.fromkeys((*OUTCOMES, "compute", "cpu", "seconds"), 0.0)
             for index, (trial, audio) in enumerate(items):
                 after = after_rank(trial, index) if pile == "mid-pile" else None
                 moment = new_match(after)
                 words = moment.game.listen_words(moment.state)
                 most = moment.game.utterance_items(moment.state)
-                says, spent = hear(backend, audio, words, most)
+                says, spent, cpu = hear(backend, audio, words, most)
                 counts[judge(trial, says, after)] += 1
                 counts["compute"] += spent
+                counts["cpu"] += cpu
                 counts["seconds"] += len(audio) / backends.RATE
             rows[(condition, pile)] = counts
     return {"backend": name, "rows": rows}
@@ -224,8 +229,8 @@ def section(names: list[str], n: int, seed: int) -> str:
              f"seed {seed}; each heard as the first claim and mid-pile (legal there). "
              "Grammar: Cheat.listen_words at that moment.", "",
              "| backend | condition | pile | right | wrong claim | ruled a breach | "
-             "asked again | missed | n | RTF |",
-             "|---|---|---|---|---|---|---|---|---|---|"]
+             "asked again | missed | n | RTF | CPU RTF |",
+             "|---|---|---|---|---|---|---|---|---|---|---|"]
     skipped = []
     for name in names:
         res = run_backend(name, planned)
@@ -236,7 +241,9 @@ def section(names: list[str], n: int, seed: int) -> str:
             total = sum(c[k] for k in OUTCOMES)
             pct = " | ".join(f"{100 * c[k] / total:.1f}%" for k in OUTCOMES)
             rtf = c["compute"] / c["seconds"] if c["seconds"] else 0.0
-            lines.append(f"| {name} | {condition} | {pile} | {pct} | {total:.0f} | {rtf:.3f} |")
+            cpu = c["cpu"] / c["seconds"] if c["seconds"] else 0.0
+            lines.append(f"| {name} | {condition} | {pile} | {pct} | {total:.0f} | {rtf:.3f} "
+                         f"| {cpu:.3f} |")
     if skipped:
         lines += ["", *skipped]
     return "\n".join(lines)

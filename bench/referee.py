@@ -31,13 +31,19 @@ Figures:
 - *missed mistakes*: wrong calls not ruled a mistake, over wrong calls.
 - *onset error*: |onset the engine used - true onset| in ms, over calls with
   speech that were heard at all (median and 95th percentile).
-- *RTF*: compute seconds over audio seconds.
+- *RTF*: wall-clock compute seconds over audio seconds: how long the ear's
+  thread was busy, what delays a ruling.
+- *CPU RTF*: CPU seconds over audio seconds, the ear's helper processes
+  included (the project's pocketsphinx ear decodes its phone loop in a
+  worker process, at the same time as the grammar): what the device must
+  have to spare. The target is judged on this one.
 - *latency*: from the true end of the call to the ruling, ms. Frames arrive
   in real time (frame k at ``(k+1) x 30 ms``); the backend works on each as
   soon as it is free, taking the measured compute time, and the engine's
   own time is added. Over calls in time whose ruling came from what was
   heard (not from the hesitation deadline).
-- *peak MB*: the worker process's peak resident memory.
+- *peak MB*: the benchmark worker process's peak resident memory plus its
+  helper processes' peaks (an upper bound: they need not peak together).
 """
 
 from __future__ import annotations
@@ -122,10 +128,12 @@ class Heard:
 
 
 def hear(backend: backends.Backend, audio: np.ndarray, words: Sequence[str],
-         t0: float) -> tuple[list[Heard], float]:
+         t0: float) -> tuple[list[Heard], float, float]:
     """Stream ``audio`` through ``backend`` in real-time frames; the says it
-    produced (table times, from clip time ``t0``) and the compute seconds.
-    Early endpoints on, as The Nasty 7 asks (``Nasty7.early_endpoint``)."""
+    produced (table times, from clip time ``t0``), the wall-clock compute
+    seconds and the CPU seconds (helper processes included). Early endpoints
+    on, as The Nasty 7 asks (``Nasty7.early_endpoint``)."""
+    cpu_started = time.process_time() + backends.helper_cpu_s(backend)
     backend.begin(words, early=True)
     frame = backends.FRAME
     busy = 0.0
@@ -148,7 +156,8 @@ def hear(backend: backends.Backend, audio: np.ndarray, words: Sequence[str],
         compute += spent
         busy = max(arrival, busy) + spent
         collect(items, busy)
-    return out, compute
+    cpu = time.process_time() + backends.helper_cpu_s(backend) - cpu_started
+    return out, compute, cpu
 
 
 def run_worker(name: str, clips: Path, result: Path) -> None:
@@ -173,9 +182,9 @@ def run_worker(name: str, clips: Path, result: Path) -> None:
             for trial in fam:
                 audio = audios[trial.id]
                 if backend is None:
-                    heard, compute = [], 0.0
+                    heard, compute, cpu = [], 0.0, 0.0
                 else:
-                    heard, compute = hear(backend, audio, trial.listen, trial.t0)
+                    heard, compute, cpu = hear(backend, audio, trial.listen, trial.t0)
                 verdict = tr.judge(trial, [h.say for h in heard])
                 latency = None
                 if (verdict.by_say is not None and trial.end is not None
@@ -188,9 +197,11 @@ def run_worker(name: str, clips: Path, result: Path) -> None:
                     "id": trial.id, "family": family, "condition": condition,
                     "kind": trial.kind, "expected": trial.expected, "verdict": verdict.verdict,
                     "heard": verdict.heard, "onset_err": onset_err, "latency": latency,
-                    "compute": compute, "seconds": len(audio) / rate,
+                    "compute": compute, "cpu": cpu, "seconds": len(audio) / rate,
                 })
-    result.write_text(json.dumps({"backend": name, "load_s": load_s, "peak_mb": peak_mb(),
+    helper_mb = 0.0 if backend is None else backends.helper_peak_mb(backend)
+    result.write_text(json.dumps({"backend": name, "load_s": load_s,
+                                  "peak_mb": peak_mb() + helper_mb, "helper_mb": helper_mb,
                                   "records": records}))
 
 
@@ -248,9 +259,10 @@ def summarize(records: list[dict[str, Any]]) -> dict[str, str]:
     lat = [r["latency"] for r in records if r["latency"] is not None]
     seconds = sum(r["seconds"] for r in records)
     rtf = sum(r["compute"] for r in records) / seconds if seconds else 0.0
+    cpu = sum(r.get("cpu", r["compute"]) for r in records) / seconds if seconds else 0.0
     return {"n": str(n), "accuracy": _pct(right, n), "false mistakes": _pct(false_m, len(ok)),
             "missed mistakes": _pct(missed, len(wrong)), "onset med ms": _ms(onsets, 50),
-            "onset p95 ms": _ms(onsets, 95), "RTF": f"{rtf:.3f}",
+            "onset p95 ms": _ms(onsets, 95), "RTF": f"{rtf:.3f}", "CPU RTF": f"{cpu:.3f}",
             "latency med ms": _ms(lat, 50), "latency p95 ms": _ms(lat, 95)}
 
 
@@ -293,7 +305,8 @@ def target_rows(res: dict[str, Any]) -> list[list[str]]:
     add("ruling latency p95, all conditions", "<= 150 ms",
         f"{all_['latency p95 ms']} ms (median {all_['latency med ms']} ms)",
         num(all_["latency p95 ms"]) <= 150)
-    add("real-time factor, all conditions", "<= 0.05", all_["RTF"], num(all_["RTF"]) <= 0.05)
+    add("real-time factor (CPU), all conditions", "<= 0.05",
+        f"{all_['CPU RTF']} (wall clock {all_['RTF']})", num(all_["CPU RTF"]) <= 0.05)
     add("peak memory", "<= 150 MB", f"{res['peak_mb']:.0f} MB", res["peak_mb"] <= 150)
     return rows
 
@@ -301,7 +314,7 @@ def target_rows(res: dict[str, Any]) -> list[list[str]]:
 def report(results: list[dict[str, Any]], n: int, seed: int) -> str:
     """The whole printed report."""
     cols = ["n", "accuracy", "false mistakes", "missed mistakes", "onset med ms",
-            "onset p95 ms", "RTF", "latency med ms", "latency p95 ms"]
+            "onset p95 ms", "RTF", "CPU RTF", "latency med ms", "latency p95 ms"]
     rows, mem_rows, kind_rows = [], [], []
     kinds = list(tr.KINDS)
     for res in results:
@@ -309,7 +322,9 @@ def report(results: list[dict[str, Any]], n: int, seed: int) -> str:
         if "skipped" in res:
             mem_rows.append([name, "skipped", "", res["skipped"]])
             continue
-        mem_rows.append([name, f"{res['peak_mb']:.0f}", f"{res['load_s']:.2f}", ""])
+        helper = res.get("helper_mb", 0.0)
+        mem_rows.append([name, f"{res['peak_mb']:.0f}", f"{res['load_s']:.2f}",
+                         f"{helper:.0f} MB of it in the phone-loop worker" if helper else ""])
         if name == "baseline":
             continue
         recs = res["records"]
@@ -342,7 +357,7 @@ def report(results: list[dict[str, Any]], n: int, seed: int) -> str:
         "",
         markdown(["backend", *kinds], kind_rows),
         "",
-        "Peak memory (resident, whole worker process) and model load time:",
+        "Peak memory (resident, the worker process and its helpers) and model load time:",
         "",
         markdown(["backend", "peak MB", "load s", "note"], mem_rows),
     ]

@@ -79,7 +79,7 @@ def test_quick_bench_prints_every_condition_with_sane_figures(tmp_path: Path) ->
             rows[(m["cond"], m["fam"])] = [c.strip() for c in m["rest"].strip(" |").split("|")]
     assert set(rows) == {(c, f) for c in tr.CONDITIONS for f in tr.FAMILIES}
     for cells in rows.values():
-        n, acc, false_m, missed, on_med, on_p95, rtf, lat_med, lat_p95 = cells
+        n, acc, false_m, missed, on_med, on_p95, rtf, cpu_rtf, lat_med, lat_p95 = cells
         assert int(n) == 4
         for pct in (acc, false_m, missed):
             value = _figure(pct)
@@ -88,8 +88,9 @@ def test_quick_bench_prints_every_condition_with_sane_figures(tmp_path: Path) ->
         for ms in (on_med, on_p95):
             value = _figure(ms)
             assert value is None or 0.0 <= value <= 10_000
-        rtf_value = _figure(rtf)
-        assert rtf_value is not None and 0.0 < rtf_value < 20.0
+        for figure in (rtf, cpu_rtf):
+            value = _figure(figure)
+            assert value is not None and 0.0 < value < 20.0
         for ms in (lat_med, lat_p95):
             value = _figure(ms)
             assert value is None or -10_000 <= value <= 60_000

@@ -73,9 +73,9 @@ def test_a_small_run_prints_every_condition() -> None:
     rows = {(m["cond"], m["pile"]): [c.strip() for c in m["rest"].split("|")]
             for m in map(ROW.match, run.stdout.splitlines()) if m}
     assert set(rows) == {(c, p) for c in tr.CONDITIONS for p in cc.PILES}
-    for *outcomes, n, rtf in rows.values():
+    for *outcomes, n, rtf, cpu_rtf in rows.values():
         pcts = [float(x.rstrip("%")) for x in outcomes]
         assert len(pcts) == len(cc.OUTCOMES)
         assert sum(pcts) == pytest.approx(100.0, abs=0.2) and int(n) == len(tr.FAMILIES)
-        assert float(rtf) > 0.0
+        assert float(rtf) > 0.0 and float(cpu_rtf) > 0.0
     assert "companion-vosk: skipped" in run.stdout or "| companion-vosk |" in run.stdout

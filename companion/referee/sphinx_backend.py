@@ -6,7 +6,9 @@ and CMU dictionary. Each utterance is decoded twice over the same frames:
 1. with the **grammar** ``<call> = <word> [<word>] [<word>]`` (up to
    ``max_words``) over the words that can matter now;
 2. with the **phone loop** (``allphone`` search with the bundled phone
-   language model), the best any English-like sound could score.
+   language model), the best any English-like sound could score. It runs
+   in a worker process at the same time as the grammar
+   (``companion.referee.phone_loop``).
 
 A game word's **confidence** is the lower of two figures: (a) the gap
 between the two acoustic scores over that word's frames, per frame, through a
@@ -26,6 +28,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from companion.errors import RecognizerError
+from companion.referee import phone_loop
+from companion.referee.phone_loop import PhoneLoop, Seg
 from companion.referee.recognizer import Pcm, Recognizer, Spellings, Word
 
 FRAME_S = 0.01
@@ -73,23 +77,27 @@ def _jsgf_token(phrase: str) -> str:
 
 
 class SphinxRecognizer(Recognizer):
-    """pocketsphinx with the bundled ``en-us`` model at 16,000 Hz. Raises
+    """pocketsphinx with the bundled ``en-us`` model at 16,000 Hz.
+    ``phones``: the phone loop to score words against (default: the
+    process's shared one, ``phone_loop.shared()``). Raises
     ``RecognizerError`` if pocketsphinx or its model cannot be loaded."""
 
     name = "pocketsphinx"
     sample_rate = 16000
 
     def __init__(self, spellings: Spellings | None = None,
-                 settings: SphinxSettings | None = None) -> None:
+                 settings: SphinxSettings | None = None, *,
+                 phones: PhoneLoop | None = None) -> None:
         super().__init__(spellings)
         self.settings = settings or SphinxSettings()
+        self.phones = phones or phone_loop.shared()
+        """The phone loop this recognizer scores against."""
+        self.phones.start()  # the worker loads its model while this one does
         try:
             import pocketsphinx
 
             self._decoder = pocketsphinx.Decoder(lm=None, loglevel="FATAL",
                                                  wip=self.settings.wip)
-            self._decoder.add_allphone_file(
-                "phones", pocketsphinx.get_model_path("en-us/en-us-phone.lm.bin"))
         except (ImportError, RuntimeError, OSError) as exc:
             raise RecognizerError(f"pocketsphinx cannot be loaded: {exc}") from None
         self._logmath = self._decoder.get_logmath()
@@ -137,26 +145,18 @@ class SphinxRecognizer(Recognizer):
         self._search = name
         self._by_spoken = by_spoken
 
-    def _run(self, search: str, pcm: Pcm) -> list[tuple[str, int, int, float, float]]:
-        d = self._decoder
-        d.activate_search(search)
-        d.start_utt()
-        d.process_raw(pcm.tobytes(), False, True)
-        d.end_utt()
-        out = []
-        for seg in d.seg() or ():
-            score = self._logmath.log(seg.ascore) if seg.ascore > 0 else -(10 ** 9)
-            out.append((seg.word, seg.start_frame, seg.end_frame, score * math.log(1.0001),
-                        float(seg.prob)))
-        return out
+    def _run(self, search: str, pcm: Pcm) -> list[Seg]:
+        self._decoder.activate_search(search)
+        return phone_loop.best_path(self._decoder, pcm.tobytes())
 
     def decode(self, pcm: Pcm) -> list[Word]:
         """Game words in one utterance at 16 kHz; see the module docstring."""
         if not self.vocabulary:
             raise RecognizerError("set_vocabulary() before decode()")
         pcm = with_floor(np.asarray(pcm, dtype=np.int16), self.settings.floor_dbfs)
+        phones_of = self.phones.submit(pcm.tobytes())  # decodes while the grammar does
         segs = self._run(self._search, pcm)
-        phones = self._run("phones", pcm)
+        phones = phones_of()
         s = self.settings
         words: list[Word] = []
         spoken_parts: list[tuple[str, int, int, float, float]] = []
@@ -201,7 +201,7 @@ def with_floor(pcm: Pcm, dbfs: float | None, seed: int = 0) -> Pcm:
     return np.clip(np.round(pcm + noise), -32768, 32767).astype(np.int16)
 
 
-def _span_score(phones: list[tuple[str, int, int, float, float]], start: int,
+def _span_score(phones: list[Seg], start: int,
                 end: int) -> float:
     """The phone loop's acoustic score over frames start..end (inclusive),
     sharing a phone's score by the fraction of its frames inside."""

@@ -1,0 +1,204 @@
+"""The phone loop: pocketsphinx's ``allphone`` search, decoded beside the grammar.
+
+``SphinxRecognizer`` scores each game word against the best any English-like
+sound could score over the same frames (the phone loop; see
+``companion.referee.sphinx_backend``). The phone loop does not depend on the
+vocabulary, so one decoder serves every recognizer in the process, and it
+runs in a worker process of its own: on a machine with two cores or more
+(a Pi 4 or 5 has four) it decodes at the same time as the grammar, and a
+ruling waits for one decode instead of two. Measured on the referee
+benchmark's clean clips (this machine, two cores): each decode takes about
+48 ms for a 0.9 s utterance, so the wait falls by about that much.
+
+If the worker cannot start or dies (out of memory, killed), the phone loop is
+decoded in this process from then on, with a one-line notice on standard
+error; the decoder and its settings are the same either way, only slower.
+"""
+
+from __future__ import annotations
+
+import math
+import multiprocessing
+import os
+import resource
+import sys
+import threading
+import time
+from collections.abc import Callable
+from multiprocessing.connection import Connection
+from multiprocessing.process import BaseProcess
+from typing import Any
+
+Seg = tuple[str, int, int, float, float]
+"""One entry of a pocketsphinx best path (a word, or a phone of the loop):
+``(name, first frame, last frame, acoustic score in nats, posterior)``;
+frames are pocketsphinx's 10 ms steps from the utterance's first sample."""
+
+PHONE_LM = "en-us/en-us-phone.lm.bin"
+"""The bundled phone language model the loop searches with (pocketsphinx's
+``en-us`` model folder)."""
+
+
+def new_decoder() -> Any:
+    """A pocketsphinx decoder with the phone loop as its active search
+    (loading the model takes about 0.15 s)."""
+    import pocketsphinx
+
+    d = pocketsphinx.Decoder(lm=None, loglevel="FATAL")
+    d.add_allphone_file("phones", pocketsphinx.get_model_path(PHONE_LM))
+    d.activate_search("phones")
+    return d
+
+
+def best_path(d: Any, pcm: bytes) -> list[Seg]:
+    """Decoder ``d``'s best path over one whole utterance of 16-bit mono PCM
+    at 16,000 Hz, with its active search (batch cepstral mean)."""
+    logmath = d.get_logmath()
+    d.start_utt()
+    d.process_raw(pcm, False, True)
+    d.end_utt()
+    out: list[Seg] = []
+    for seg in d.seg() or ():
+        score = logmath.log(seg.ascore) if seg.ascore > 0 else -(10 ** 9)
+        out.append((seg.word, seg.start_frame, seg.end_frame, score * math.log(1.0001),
+                    float(seg.prob)))
+    return out
+
+
+def _serve(conn: Connection) -> None:
+    """The worker process: decode each utterance that arrives on ``conn``
+    and send back ``(tag, best path, CPU seconds used so far, peak resident
+    memory in MB)``, until the pipe closes."""
+    d = new_decoder()
+    while True:
+        try:
+            tag, pcm = conn.recv()
+        except (EOFError, OSError):
+            return
+        path = best_path(d, pcm)
+        conn.send((tag, path, time.process_time(),
+                   resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024))
+
+
+class PhoneLoop:
+    """Phone-loop decodes, in a worker process when ``parallel`` (and the
+    machine has more than one core), else in this process.
+
+    ``submit(pcm)`` starts a decode and returns a function that waits for its
+    ``Seg`` list; the caller decodes the grammar in between. The request
+    goes down a pipe from the calling thread itself: pocketsphinx holds
+    Python's global lock while it decodes, so a hand-off through a helper
+    thread (``concurrent.futures``' process pool) would wait for the grammar
+    decode to finish before the worker even began. Thread safe.
+    """
+
+    def __init__(self, parallel: bool = True) -> None:
+        self._lock = threading.Lock()
+        self._conn: Connection | None = None
+        self._process: BaseProcess | None = None
+        self._tag = 0
+        self._done: dict[int, list[Seg]] = {}  # results read while waiting for another
+        self._here: Any = None  # this process's decoder, made when first needed
+        self.parallel = parallel and (os.cpu_count() or 1) > 1
+        self.worker_cpu_s = 0.0
+        """CPU seconds the worker processes have used (as of their last decode)."""
+        self.worker_peak_mb = 0.0
+        """The largest peak resident memory of a worker process, MB."""
+        self._cpu_base = 0.0  # CPU seconds of the workers before the current one
+
+    def start(self) -> None:
+        """Start the worker now (it loads its model, about 0.3 s, while the
+        caller goes on), so the first decode does not wait for it."""
+        with self._lock:
+            self._start()
+
+    def _decode_here(self, pcm: bytes) -> list[Seg]:
+        with self._lock:
+            if self._here is None:
+                self._here = new_decoder()
+            return best_path(self._here, pcm)
+
+    def _start(self) -> Connection | None:
+        if self.parallel and self._conn is None:
+            try:
+                # spawn: the live table runs threads (audio, web), and forking
+                # a threaded process can leave their locks held in the child.
+                ctx = multiprocessing.get_context("spawn")
+                here, there = ctx.Pipe()
+                process = ctx.Process(target=_serve, args=(there,), daemon=True,
+                                      name="companion-phone-loop")
+                process.start()
+                there.close()
+                self._conn, self._process = here, process
+            except (OSError, RuntimeError) as exc:
+                self._fall_back(exc)
+        return self._conn
+
+    def _fall_back(self, exc: BaseException) -> None:
+        print(f"companion: the phone-loop worker stopped ({exc or type(exc).__name__}); "
+              "decoding it in this process", file=sys.stderr)
+        self.parallel = False
+        self._stop()
+
+    def _stop(self) -> None:
+        conn, process, self._conn, self._process = self._conn, self._process, None, None
+        self._done.clear()
+        self._cpu_base = self.worker_cpu_s
+        if conn is not None:
+            conn.close()
+        if process is not None:
+            process.join(timeout=2.0)
+            if process.is_alive():
+                process.kill()
+
+    def submit(self, pcm: bytes) -> Callable[[], list[Seg]]:
+        """Start the phone loop on ``pcm`` (16-bit mono, 16,000 Hz); the
+        returned function gives its best path (waiting for it if needed)."""
+        with self._lock:
+            conn = self._start()
+            if conn is not None:
+                self._tag += 1
+                tag = self._tag
+                try:
+                    conn.send((tag, pcm))
+                except OSError as exc:
+                    self._fall_back(exc)
+                    conn = None
+        if conn is None:
+            return lambda: self._decode_here(pcm)
+
+        def result() -> list[Seg]:
+            with self._lock:
+                try:
+                    while tag not in self._done:
+                        if self._conn is not conn:
+                            raise EOFError("the worker was replaced")
+                        got, path, cpu_s, peak_mb = conn.recv()
+                        self._done[got] = path
+                        self.worker_cpu_s = self._cpu_base + cpu_s
+                        self.worker_peak_mb = max(self.worker_peak_mb, peak_mb)
+                    return self._done.pop(tag)
+                except (EOFError, OSError) as exc:
+                    if self._conn is conn:
+                        self._fall_back(exc)
+            return self._decode_here(pcm)
+
+        return result
+
+    def close(self) -> None:
+        """Stop the worker process (a later decode starts a new one)."""
+        with self._lock:
+            self._stop()
+
+
+_shared: PhoneLoop | None = None
+_shared_lock = threading.Lock()
+
+
+def shared() -> PhoneLoop:
+    """The process's one ``PhoneLoop`` (parallel; made on first call)."""
+    global _shared
+    with _shared_lock:
+        if _shared is None:
+            _shared = PhoneLoop()
+        return _shared

@@ -1,0 +1,71 @@
+"""The phone loop in its worker process, for real: the same best path and the
+same confidences as in this process, and a worker that dies leaves decodes
+right (in this process, with a notice). Speech is rendered here with Piper
+and espeak-ng (companion.audio.synth). That the worker decodes at the same
+time as the grammar is a matter of time, so ``bench/referee.py`` measures it
+(ruling latency), not a test."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from companion.audio import synth
+from companion.audio.synth import Synth, VoiceSpec
+from companion.referee.phone_loop import PhoneLoop
+from companion.referee.sphinx_backend import SphinxRecognizer
+
+pytestmark = pytest.mark.slow
+
+VOCABULARY = ["one", "two", "three", "four", "five", "six", "seven", "hmmrrr"]
+VOICES = [VoiceSpec("piper", "en_US-joe-medium", 1.0), VoiceSpec("espeak-ng", "en-us", 1.0, 50)]
+
+
+@pytest.fixture(scope="module")
+def utterances() -> list[np.ndarray]:
+    sy = Synth()
+    out = []
+    for i, (voice, word) in enumerate([(v, w) for v in VOICES for w in ("three", "six", "hmmrrr")]):
+        clip = synth.add_floor(synth.call_after_silence(sy.utterance(word, voice), 0.3), seed=i)
+        out.append(clip.audio)
+    return out
+
+
+def recognizer(loop: PhoneLoop) -> SphinxRecognizer:
+    rec = SphinxRecognizer(phones=loop)
+    rec.set_vocabulary(VOCABULARY)
+    return rec
+
+
+def test_the_worker_decodes_what_this_process_would(utterances: list[np.ndarray]) -> None:
+    """Fresh loops, the same utterances in the same order: the worker's words
+    and confidences are this process's, to the last digit."""
+    here, there = PhoneLoop(parallel=False), PhoneLoop(parallel=True)
+    try:
+        assert there.parallel, "this machine has more than one core"
+        a, b = recognizer(here), recognizer(there)
+        heard_here = [a.decode(u) for u in utterances]
+        heard_there = [b.decode(u) for u in utterances]
+        assert heard_here == heard_there
+        assert [w[0].text for w in heard_here if w][:2] == ["three", "six"]
+        assert there.worker_cpu_s > 0 and there.worker_peak_mb > 10
+        assert here.worker_cpu_s == 0
+    finally:
+        there.close()
+
+
+def test_a_dead_worker_leaves_decodes_right(utterances: list[np.ndarray],
+                                            capsys: pytest.CaptureFixture[str]) -> None:
+    here, there = PhoneLoop(parallel=False), PhoneLoop(parallel=True)
+    try:
+        a, b = recognizer(here), recognizer(there)
+        assert a.decode(utterances[0]) == b.decode(utterances[0])
+        assert there._process is not None
+        there._process.kill()
+        there._process.join()
+        assert a.decode(utterances[1]) == b.decode(utterances[1])
+        assert not there.parallel
+        assert "phone-loop worker stopped" in capsys.readouterr().err
+        assert a.decode(utterances[2]) == b.decode(utterances[2])
+    finally:
+        there.close()
