@@ -7,6 +7,10 @@ time as the grammar is a matter of time, so ``bench/referee.py`` measures it
 
 from __future__ import annotations
 
+import subprocess
+import sys
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -86,3 +90,20 @@ def test_a_dead_worker_leaves_decodes_right(utterances: list[np.ndarray],
         assert a.decode(utterances[2]) == b.decode(utterances[2])
     finally:
         there.close()
+
+
+def test_the_shared_worker_stops_with_its_process() -> None:
+    """A process that used the shared loop exits without a warning, and its
+    worker has exited and been reaped by then."""
+    script = (
+        "import numpy as np\n"
+        "from companion.referee import phone_loop\n"
+        "loop = phone_loop.shared()\n"
+        "loop.submit(np.zeros(8000, dtype=np.int16).tobytes())()\n"
+        "print(loop._process.pid)\n")
+    run = subprocess.run([sys.executable, "-W", "error", "-c", script],
+                         capture_output=True, text=True, timeout=120, check=False)
+    assert run.returncode == 0, run.stderr
+    assert "Warning" not in run.stderr
+    pid = int(run.stdout.strip())
+    assert not Path(f"/proc/{pid}").exists()
