@@ -33,6 +33,7 @@ and hum-like words (``hm``, ``hmm``, ``mm``, ...) to the round's default sound.
 from __future__ import annotations
 
 import re
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
@@ -297,17 +298,22 @@ class Project:
         return self._heard(self._listener.flush())
 
 
-def helper_cpu_s(backend: Backend) -> float:
-    """CPU seconds ``backend``'s helper processes have used so far (the
-    project's pocketsphinx ear decodes its phone loop in a worker process;
-    other backends have none)."""
-    phones = getattr(getattr(backend, "recognizer", None), "phones", None)
-    return phones.worker_cpu_s if phones is not None else 0.0
+def _phone_loop(backend: Backend) -> Any:
+    """The project's pocketsphinx ear decodes its phone loop in a worker
+    process (``companion.referee.phone_loop``); None for other backends."""
+    return getattr(getattr(backend, "recognizer", None), "phones", None)
+
+
+def cpu_s(backend: Backend) -> float:
+    """CPU seconds this process and ``backend``'s helper process have used
+    so far: the difference over a stretch of work is its CPU cost."""
+    phones = _phone_loop(backend)
+    return time.process_time() + (phones.worker_cpu_s if phones is not None else 0.0)
 
 
 def helper_peak_mb(backend: Backend) -> float:
     """The peak resident memory of ``backend``'s helper process, MB (0 with none)."""
-    phones = getattr(getattr(backend, "recognizer", None), "phones", None)
+    phones = _phone_loop(backend)
     return phones.worker_peak_mb if phones is not None else 0.0
 
 

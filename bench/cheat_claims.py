@@ -166,7 +166,7 @@ def hear(backend: backends.Backend, audio: np.ndarray, words: list[str],
     most ``items`` per utterance); one ``say`` per utterance (the words one
     ``feed`` returned), the wall-clock compute seconds and the CPU seconds
     (helper processes included)."""
-    cpu_started = time.process_time() + backends.helper_cpu_s(backend)
+    cpu_started = backends.cpu_s(backend)
     backend.begin(words, items)
     frame = backends.FRAME
     says: list[Say] = []
@@ -185,7 +185,7 @@ def hear(backend: backends.Backend, audio: np.ndarray, words: list[str],
         items = backend.feed(chunk.tobytes()) if len(chunk) == frame else backend.finish()
         spent += time.perf_counter() - started
         collect(items)
-    return says, spent, time.process_time() + backends.helper_cpu_s(backend) - cpu_started
+    return says, spent, backends.cpu_s(backend) - cpu_started
 
 
 def run_backend(name: str, planned: dict[str, list[tuple[ClaimTrial, np.ndarray]]]

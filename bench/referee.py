@@ -133,7 +133,7 @@ def hear(backend: backends.Backend, audio: np.ndarray, words: Sequence[str],
     produced (table times, from clip time ``t0``), the wall-clock compute
     seconds and the CPU seconds (helper processes included). Early endpoints
     on, as The Nasty 7 asks (``Nasty7.early_endpoint``)."""
-    cpu_started = time.process_time() + backends.helper_cpu_s(backend)
+    cpu_started = backends.cpu_s(backend)
     backend.begin(words, early=True)
     frame = backends.FRAME
     busy = 0.0
@@ -156,8 +156,7 @@ def hear(backend: backends.Backend, audio: np.ndarray, words: Sequence[str],
         compute += spent
         busy = max(arrival, busy) + spent
         collect(items, busy)
-    cpu = time.process_time() + backends.helper_cpu_s(backend) - cpu_started
-    return out, compute, cpu
+    return out, compute, backends.cpu_s(backend) - cpu_started
 
 
 def run_worker(name: str, clips: Path, result: Path) -> None:
@@ -259,7 +258,7 @@ def summarize(records: list[dict[str, Any]]) -> dict[str, str]:
     lat = [r["latency"] for r in records if r["latency"] is not None]
     seconds = sum(r["seconds"] for r in records)
     rtf = sum(r["compute"] for r in records) / seconds if seconds else 0.0
-    cpu = sum(r.get("cpu", r["compute"]) for r in records) / seconds if seconds else 0.0
+    cpu = sum(r["cpu"] for r in records) / seconds if seconds else 0.0
     return {"n": str(n), "accuracy": _pct(right, n), "false mistakes": _pct(false_m, len(ok)),
             "missed mistakes": _pct(missed, len(wrong)), "onset med ms": _ms(onsets, 50),
             "onset p95 ms": _ms(onsets, 95), "RTF": f"{rtf:.3f}", "CPU RTF": f"{cpu:.3f}",

@@ -235,13 +235,21 @@ def test_resume_a_stored_game(hub: Hub, game: Phone) -> None:
     assert hub.table.game.name == "nasty7" and hub.table.view()["state"]["pile"] == 1
 
 
+def start_cheat(hub: Hub, player: Phone, **options: Any) -> tuple[str, float]:
+    """A Cheat game started from the page with ``options``: the page's HTML
+    and the table clock then (seconds)."""
+    client, headers = player
+    body: dict[str, Any] = {"game": "cheat", "players": PLAYERS}
+    if options:
+        body["options"] = options
+    client.post("/api/games", json=body, headers=headers)
+    return client.get("/").get_data(as_text=True), hub.table.match.clock if hub.table else 0.0
+
+
 def test_cheat_reveal_entry(hub: Hub, player: Phone) -> None:
     client, headers = player
-    client.post("/api/games", json={"game": "cheat", "players": PLAYERS,
-                                    "options": {"challenge_window": 5.0}}, headers=headers)
-    html = client.get("/").get_data(as_text=True)
+    html, t = start_cheat(hub, player, challenge_window=5.0)
     assert 'data-event=\'{"type":"reveal"}\'' in html
-    t = hub.table.match.clock if hub.table else 0.0
     reply = client.post("/api/events", json={"type": "claim", "count": 2, "rank": "4",
                                              "t": t + 1}, headers=headers)
     assert reply.status_code == 200, reply.get_json()
@@ -264,10 +272,8 @@ def test_cheat_reveal_entry(hub: Hub, player: Phone) -> None:
 
 def test_cheat_fix_a_misheard_claim_before_the_reveal(hub: Hub, player: Phone) -> None:
     client, headers = player
-    client.post("/api/games", json={"game": "cheat", "players": PLAYERS}, headers=headers)
-    html = client.get("/").get_data(as_text=True)
+    html, t = start_cheat(hub, player)
     assert 'data-event=\'{"type":"fix_claim"}\' data-fields="count rank"' in html
-    t = hub.table.match.clock if hub.table else 0.0
     client.post("/api/events", json={"type": "say", "text": "one king", "t": t + 1},
                 headers=headers)  # Abby said "one seven"
     client.post("/api/events", json={"type": "challenge", "player": "Beth", "t": t + 2},
@@ -292,10 +298,8 @@ def test_cheat_fix_a_misheard_claim_before_the_reveal(hub: Hub, player: Phone) -
 
 def test_cheat_set_a_hand_count_from_the_page(hub: Hub, player: Phone) -> None:
     client, headers = player
-    client.post("/api/games", json={"game": "cheat", "players": PLAYERS}, headers=headers)
-    html = client.get("/").get_data(as_text=True)
+    html, t = start_cheat(hub, player)
     assert 'data-event=\'{"type":"set_hand"}\' data-fields="player cards"' in html
-    t = hub.table.match.clock if hub.table else 0.0
     client.post("/api/events", json={"type": "claim", "count": 3, "rank": "4", "t": t + 1},
                 headers=headers)
     before = snapshot(hub)

@@ -130,29 +130,30 @@ class PhoneLoop:
             return best_path(self._here, pcm)
 
     def _start(self) -> tuple[Connection, Connection] | None:
-        if self.parallel and self._conn is None and not sys.executable:
+        if not self.parallel or self._conn is not None:
+            return self._conn
+        if not sys.executable:
             self._fall_back(OSError("no Python executable to start it with"))
-        if self.parallel and self._conn is None:
-            to_r, to_w = os.pipe()
-            from_r, from_w = os.pipe()
-            package_root = str(Path(__file__).resolve().parents[2])
-            env = {**os.environ, "PYTHONPATH": os.pathsep.join(
-                p for p in (package_root, os.environ.get("PYTHONPATH")) if p)}
-            try:
-                process = subprocess.Popen(
-                    [sys.executable, "-m", "companion.referee.phone_loop", str(to_r), str(from_w)],
-                    pass_fds=(to_r, from_w), env=env, stdin=subprocess.DEVNULL,
-                    stdout=subprocess.DEVNULL)
-            except OSError as exc:
-                for fd in (to_r, to_w, from_r, from_w):
-                    os.close(fd)
-                self._fall_back(exc)
-            else:
-                os.close(to_r)
-                os.close(from_w)
-                self._process = process
-                self._conn = (Connection(to_w, readable=False),
-                              Connection(from_r, writable=False))
+            return None
+        to_r, to_w = os.pipe()
+        from_r, from_w = os.pipe()
+        package_root = str(Path(__file__).resolve().parents[2])
+        env = {**os.environ, "PYTHONPATH": os.pathsep.join(
+            p for p in (package_root, os.environ.get("PYTHONPATH")) if p)}
+        try:
+            process = subprocess.Popen(
+                [sys.executable, "-m", "companion.referee.phone_loop", str(to_r), str(from_w)],
+                pass_fds=(to_r, from_w), env=env, stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL)
+        except OSError as exc:
+            for fd in (to_r, to_w, from_r, from_w):
+                os.close(fd)
+            self._fall_back(exc)
+            return None
+        os.close(to_r)
+        os.close(from_w)
+        self._process = process
+        self._conn = (Connection(to_w, readable=False), Connection(from_r, writable=False))
         return self._conn
 
     def _fall_back(self, exc: BaseException) -> None:

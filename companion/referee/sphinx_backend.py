@@ -145,17 +145,14 @@ class SphinxRecognizer(Recognizer):
         self._search = name
         self._by_spoken = by_spoken
 
-    def _run(self, search: str, pcm: Pcm) -> list[Seg]:
-        self._decoder.activate_search(search)
-        return phone_loop.best_path(self._decoder, pcm.tobytes())
-
     def decode(self, pcm: Pcm) -> list[Word]:
         """Game words in one utterance at 16 kHz; see the module docstring."""
         if not self.vocabulary:
             raise RecognizerError("set_vocabulary() before decode()")
-        pcm = with_floor(np.asarray(pcm, dtype=np.int16), self.settings.floor_dbfs)
-        phones_of = self.phones.submit(pcm.tobytes())  # decodes while the grammar does
-        segs = self._run(self._search, pcm)
+        raw = with_floor(np.asarray(pcm, dtype=np.int16), self.settings.floor_dbfs).tobytes()
+        phones_of = self.phones.submit(raw)  # decodes while the grammar does
+        self._decoder.activate_search(self._search)
+        segs = phone_loop.best_path(self._decoder, raw)
         phones = phones_of()
         s = self.settings
         words: list[Word] = []
