@@ -3,7 +3,7 @@
 Every event has a ``type`` tag and a time ``t`` in seconds on the table clock
 (``time.monotonic()`` at the live table, any origin in a recorded session).
 Events round-trip through JSON exactly (``to_json`` / ``Game.parse_event``);
-that JSON is the public session format documented in the README.
+that JSON is the public session format documented in docs/session-format.md.
 
 This module holds the events every game shares. Each game module adds its own
 (``companion.games.nasty7.Flip`` and so on).

@@ -2,7 +2,7 @@
 
 Line 1 is the header ``{"game": ..., "players": [...], "options": {...}}``;
 every further line is one event (``companion.events`` and the game's own), in
-time order. Blank lines are skipped. The format is documented in the README.
+time order. Blank lines are skipped. The format is documented in docs/session-format.md.
 
 Every error is a ``SessionError`` naming the 1-based line and the field.
 """

@@ -1,4 +1,4 @@
-"""The JSON API behind the page (documented in the README's web section).
+"""The JSON API behind the page (documented in docs/control-page.md).
 
 Reads are open; every POST needs the CSRF token (header ``X-CSRFToken``)
 and, except ``/api/pin``, the table PIN in the session. Errors are
