@@ -449,6 +449,10 @@ class Nasty7(Game[Nasty7State]):
         is left unsure (accusable) instead of being ruled again at once."""
         call = state.call
         if call is not None and call.status == "pending" and t > self._deadline(call):
+            if call.card_from in ("unknown", "inferred"):
+                # As the window's close would have left it (a tick that ruled
+                # nothing is not kept); a last card's win is ruled again.
+                return self._close_inferred(state, self._deadline(call), [])
             return msgspec.structs.replace(state, call=msgspec.structs.replace(call,
                                                                                status="unsure"))
         return state
@@ -751,11 +755,11 @@ class Nasty7(Game[Nasty7State]):
             # limit: too slow whatever the card (on a gun card, wrong anyway).
             return self._mistake(state, event.t, call.player, "hesitation", rulings,
                                  expected=[], heard=[self._say_token(x) for x in tokens])
-        round_no = state.round_no
+        ok_before = call.ok_count
         for token in tokens:
             call = state.call
             assert call is not None
-            if call.status != "pending" or state.round_no != round_no:
+            if call.status != "pending":
                 break
             candidates = self._candidates(state, call)
             position = len(call.heard)
@@ -767,12 +771,14 @@ class Nasty7(Game[Nasty7State]):
                 state = self._set_call(state, heard=heard)
                 done = [card for card, e in candidates.items() if e == heard]
                 if done:
-                    state = self._settle_inferred(state, done[0], event.t, rulings)
+                    state = self._settle_inferred(state, done[0])
                 continue
             if not strong:
                 state = self._set_call(state, doubt=(*call.doubt, token))
                 continue
             return self._inferred_mistake(state, token, going, candidates, event.t, rulings)
+        if state.call is not None and state.call.ok_count != ok_before:
+            return self._inferred_ok(state, event.t, rulings)
         return state
 
     def _inferred_mistake(self, state: Nasty7State, token: str, going: list[tuple[str, ...]],
@@ -817,14 +823,13 @@ class Nasty7(Game[Nasty7State]):
         state = msgspec.structs.replace(state, sound=sound)
         tokens = tuple(self._token(w) for w in words)
         state = self._set_call(state, heard=tokens, tokens=tuple((x, True) for x in tokens))
-        return self._settle_inferred(state, "twin_phone" if twice else "phone", t, rulings)
+        state = self._settle_inferred(state, "twin_phone" if twice else "phone")
+        return self._inferred_ok(state, t, rulings)
 
-    def _settle_inferred(self, state: Nasty7State, card: Card, t: float,
-                         rulings: list[Ruling]) -> Nasty7State:
+    def _settle_inferred(self, state: Nasty7State, card: Card) -> Nasty7State:
         """The call heard so far is ``card``'s right call: move the count and
-        the turn for it and rule it right. A twin's call is complete; a
-        single one's window stays open, as the second number of a twin may
-        still come."""
+        the turn for it. A twin's call is complete; a single one's window
+        stays open, as the second number of a twin may still come."""
         call = state.call
         assert call is not None
         _numbers, last, direction = advance_count(*call.before, RACKETEERS[card])
@@ -832,9 +837,14 @@ class Nasty7(Game[Nasty7State]):
         call = msgspec.structs.replace(call, card=card, card_from="inferred", count=last,
                                        expected=call.heard, ok_count=last,
                                        status="ok" if card in TWINS else "pending")
-        state = msgspec.structs.replace(state, call=call, last=last, direction=direction,
-                                        turn=(call.player + skip) % len(self.players))
-        rulings.append(CallOk(t=t, player=self.players[call.player], count=last))
+        return msgspec.structs.replace(state, call=call, last=last, direction=direction,
+                                       turn=(call.player + skip) % len(self.players))
+
+    def _inferred_ok(self, state: Nasty7State, t: float, rulings: list[Ruling]) -> Nasty7State:
+        """Rule the inferred call right, at the count it now stands at."""
+        call = state.call
+        assert call is not None
+        rulings.append(CallOk(t=t, player=self.players[call.player], count=call.count))
         if call.last_card:
             return self._win(state, t, call.player, rulings)
         return state
@@ -860,9 +870,7 @@ class Nasty7(Game[Nasty7State]):
         if call.status == "asked":  # more accusers while the table is asked
             by = tuple(sorted({*call.accused_by, *accusers}))
             return self._set_call(state, accused_by=by)
-        unheard = call.status == "unsure" and call.card_from == "unknown" \
-            and not call.words and call.onset is None and call.talk_end is None
-        if not state.hearing or unheard:
+        if not state.hearing:
             rulings.append(AccusationUnheard(t=t, player=self.players[call.player]))
             return state
         state = self._set_call(state, accused_by=tuple(accusers), status="asked")
@@ -1088,12 +1096,22 @@ class Nasty7(Game[Nasty7State]):
     def view(self, state: Nasty7State) -> dict[str, Any]:
         """The table for the page: players with stack sizes, whose turn, the
         count, pile size, round sound and the call (words heard, onset after
-        the flip in seconds)."""
+        the flip in seconds). The call's ``card_from`` says how its ``card``
+        is known: ``seen`` (tapped or dealt), ``named`` (a ``card`` event),
+        ``inferred`` from the call, or ``unknown`` (``card`` None).
+        ``question``: while an accusation waits for the accused card, who is
+        accused and by whom (``{"player": "Beth", "by": ["Abby"]}``), else None."""
         call = state.call
         call_view = None
+        question = None
         if call is not None:
+            if call.status == "asked":
+                question = {"player": self.players[call.player],
+                            "by": [self.players[a] for a in call.accused_by]}
             call_view = {
-                "player": self.players[call.player], "card": call.card, "flip_t": call.flip_t,
+                "player": self.players[call.player],
+                "card": None if call.card_from == "unknown" else call.card,
+                "card_from": call.card_from, "flip_t": call.flip_t,
                 "expected": [self._say_token(x) for x in call.expected],
                 "heard": list(call.words), "status": call.status,
                 "onset_after_flip": None if call.onset is None else call.onset - call.flip_t,
@@ -1106,7 +1124,10 @@ class Nasty7(Game[Nasty7State]):
             "turn": self.players[state.turn], "count": state.last,
             "direction": "up" if state.direction > 0 else "down",
             "pile": len(state.pile), "set_aside": state.set_aside, "round": state.round_no,
-            "sound": state.sound, "call": call_view, "hesitation": self.options.hesitation,
+            "sound": state.sound, "call": call_view, "question": question,
+            "cards": list(CARDS if not self.options.younger else
+                          [c for c in CARDS if c not in TWINS]),
+            "hesitation": self.options.hesitation,
             "winner": self.winner(state),
         }
 
