@@ -72,9 +72,10 @@ MAX_HOLD_S = 2.0
 """Seconds an item may wait for the watermark before it is released anyway."""
 
 PENDING_FLIP_S = 10.0
+"""Seconds a press waits for its card's kind from the tap pad (physical deck
+with the ``wait_for_tap`` option)."""
 ANNOUNCE_WAIT_S = 5.0
 """Seconds a virtual-deck flip waits for its card's announcement to be played."""
-"""Seconds a press waits for its card's kind from the tap pad (physical deck)."""
 
 PAGE_WAIT_S = 5.0
 """Seconds a page request waits for its event to be applied."""
@@ -226,13 +227,21 @@ class LiveTable:
     def submit_and_wait(self, event: Event) -> list[Ruling]:
         """Queue a page event, wait until the loop applied it; return its
         rulings or raise its error. A flip tapped on the pad while a button
-        press waits for its card takes the press's time."""
+        press waits for its card takes the press's time; a flip tapped for the
+        player whose pressed flip is still judged without its card names that
+        card instead (a ``card`` event: the tap wins over inference)."""
         pending = self._pending_flip
         player = getattr(event, "player", None)
         if event.type == "flip" and pending is not None and player == pending[0].player:
             event = msgspec.structs.replace(event, t=pending[0].t)
             self._pending_flip = None
             self.hub.pending_press = None
+        elif event.type == "flip" and getattr(event, "card", None) is not None \
+                and player is not None and self._naming(player):
+            table = self.hub.table
+            assert table is not None
+            event = table.game.parse_event({"type": "card", "t": event.t, "player": player,
+                                            "card": getattr(event, "card", None)})
         item = _Item(t=event.t, seq=next(self._seq), arrived=self.clock(), event=event,
                      done=threading.Event())
         self._push(item)
@@ -242,6 +251,24 @@ class LiveTable:
         if isinstance(item.result, BaseException):
             raise item.result
         return list(item.result or [])
+
+    def _naming(self, player: str | None = None) -> str | None:
+        """The player whose last flip is judged without its card (the call
+        still open, not their turn): a tap stands for naming that card.
+        With ``player``, that player or None."""
+        table = self.hub.table
+        if table is None:
+            return None
+        view = table.game.view(table.state)
+        call = view.get("call")
+        if not isinstance(call, dict) or call.get("card_from") not in ("unknown", "inferred"):
+            return None
+        if call.get("status") not in ("pending", "ok", "unsure", "asked"):
+            return None
+        name = call.get("player")
+        if not isinstance(name, str) or view.get("turn") == name or view.get("winner"):
+            return None
+        return name if player is None or player == name else None
 
     # -- the loop -------------------------------------------------------------------------
 
@@ -548,11 +575,17 @@ class LiveTable:
                                  else None)
         if event is not None and event.type == "flip":
             self._after_flip(table, event, view)
+        if self._pending_flip is None:
+            # A tap on the pad now names the card of the flip being judged.
+            naming = self._naming()
+            call = view.get("call") or {}
+            self.hub.pending_press = (naming, float(call.get("flip_t", 0.0))) if naming else None
         self._set_vocabulary()
 
     def _after_flip(self, table: Table, event: Event, view: dict[str, Any]) -> None:
         call = view.get("call") or {}
-        if getattr(event, "card", "x") is None and call.get("player") == event.player:
+        if getattr(event, "card", "x") is None and call.get("player") == event.player \
+                and call.get("card") and call.get("card_from", "seen") == "seen":
             card = str(call.get("card", ""))
             words = self.hub.pack.phrases.get(f"card.{card}") or card.replace("_", " ")
             self._announce(words)
