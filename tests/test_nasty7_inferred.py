@@ -219,6 +219,24 @@ def play_kinds(rulings: list[Any]) -> list[tuple[str, ...]]:
     return out
 
 
+@pytest.mark.parametrize(("events", "named"), [
+    ([], "racketeer"),                      # silence, the call not yet due
+    ([say(1.5, "one")], "twin_racketeer"),  # the second number may still come
+    ([say(1.5, "hmmrrr")], "twin_phone"),
+])
+def test_an_accusation_before_the_call_is_due_is_not_a_mistake(
+        events: list[dict[str, Any]], named: str) -> None:
+    match, got = play([flip(1.0, "Abby"), *events, accuse(1.8, "Beth"),
+                       card(3.0, "Abby", named)])
+    assert got[-2:] == [("card_question", "Abby", "Beth"), ("accusation_unheard", "Abby")]
+    assert view(match)["call"]["status"] == "unsure" and view(match)["question"] is None
+
+
+def test_an_early_accusation_of_a_silent_gun_is_false() -> None:
+    _, got = play([flip(1.0, "Abby"), accuse(1.8, "Beth"), card(3.0, "Abby", "gun")])
+    assert got[1:3] == [("call_ok", "Abby", "1"), ("mistake", "Beth", "false_accusation")]
+
+
 def test_play_waits_for_the_answer_and_late_accusers_join() -> None:
     match, got = play([flip(1.0, "Abby"), say(1.5, "one"), accuse(2.0, "Beth"),
                        accuse(2.4, "Debbie")])

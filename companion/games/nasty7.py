@@ -270,7 +270,8 @@ class Call(msgspec.Struct, frozen=True, kw_only=True):
     ``CardFrom``; ``card`` is then the inference, a placeholder gun while
     ``unknown``), ``before`` (the count's ``last`` and ``direction`` before
     the flip), ``tokens`` (game tokens heard, each with whether it was sure),
-    ``accused_by`` (accusers waiting for the card to be named) and
+    ``accused_by`` (accusers waiting for the card to be named),
+    ``asked_open`` (they accused before the call's window closed) and
     ``ok_count`` (the count a ``call_ok`` was last ruled for)."""
 
     player: int
@@ -292,6 +293,7 @@ class Call(msgspec.Struct, frozen=True, kw_only=True):
     before: tuple[int, int] = (0, 1)
     tokens: tuple[tuple[str, bool], ...] = ()
     accused_by: tuple[int, ...] = ()
+    asked_open: bool = False
     ok_count: int | None = None
 
 
@@ -873,7 +875,8 @@ class Nasty7(Game[Nasty7State]):
         if not state.hearing:
             rulings.append(AccusationUnheard(t=t, player=self.players[call.player]))
             return state
-        state = self._set_call(state, accused_by=tuple(accusers), status="asked")
+        state = self._set_call(state, accused_by=tuple(accusers), status="asked",
+                               asked_open=call.status == "pending")
         if call.card_from == "named":
             return self._judge_named(state, call.card, t, rulings, was_pending=False)
         rulings.append(CardQuestion(t=t, player=self.players[call.player],
@@ -953,6 +956,11 @@ class Nasty7(Game[Nasty7State]):
             return state
         if was_pending:
             return self._set_call(state, status="pending")  # the rest may still come
+        if accusers and call.asked_open and not doubt:
+            # Accused before the call was due in full: what was heard is right
+            # so far, and the rest may not have been said yet.
+            rulings.append(AccusationUnheard(t=t, player=self.players[p]))
+            return self._set_call(state, status="unsure", accused_by=())
         silent = not heard and not doubt and call.onset is None and call.talk_end is None
         if silent and state.hearing and not choose:
             return self._mistake(state, t, p, "hesitation", rulings)  # silence on a called card
