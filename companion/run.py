@@ -106,7 +106,7 @@ def run_command(port: int, host: str, pinout_path: Path | None, db: Path | None,
         fail(str(exc))
     except KeyboardInterrupt:  # Ctrl-C before the table was up (then it stops the table)
         click.echo("Stopped before the table was up.", err=True)
-        sys.exit(130)
+        sys.exit(0)
 
 
 def _port_problem(host: str, port: int) -> str | None:
