@@ -181,7 +181,6 @@ from companion.wiring import wiring_command as _wiring_command  # noqa: E402 - i
 main.add_command(_wiring_command)
 
 
-
 def _whole_summaries(group: click.Group) -> None:
     """Give every command of ``group`` (and of its subgroups) a summary for
     ``--help``'s list: the first paragraph of its help, which click then

@@ -11,7 +11,11 @@ This module holds the events every game shares. Each game module adds its own
 
 from __future__ import annotations
 
+import enum
 import math
+import re
+import types
+import typing
 from typing import Annotated, Any
 
 import msgspec
@@ -102,10 +106,6 @@ def choices(event_type: type[Event], field: str) -> list[str]:
     """The values a field of ``event_type`` may take when its type is a fixed
     set (a ``Literal`` or an ``Enum``, optionally ``| None``), in the order
     declared; an empty list for any other field or an unknown one."""
-    import enum
-    import types
-    import typing
-
     hints = typing.get_type_hints(event_type, include_extras=True)
     values: list[str] = []
     pending = [hints[field]] if field in hints else []
@@ -124,10 +124,8 @@ def choices(event_type: type[Event], field: str) -> list[str]:
 def explain_invalid(message: str, obj: dict[str, Any],
                     event_types: tuple[type[Event], ...]) -> str:
     """msgspec's ``Invalid enum value 'joker' - at `$.card```, for the event
-    ``obj``, as ``unknown card 'joker'; the cards are: racketeer, ...``. Any
+    ``obj``, as ``unknown card 'joker'; one of: racketeer, ...``. Any
     other message is returned as it is."""
-    import re
-
     match = re.fullmatch(r"Invalid enum value (.+) - at `\$\.(\w+)`", message)
     if match is None:
         return message
