@@ -47,3 +47,15 @@ def test_readme_links_point_at_files_in_the_repository() -> None:
     assert "docs/table.svg" in local
     missing = [t for t in local if not (CHECKOUT / t.split("#")[0]).exists()]
     assert missing == []
+
+
+def test_the_hardware_page_gives_the_shipped_pinout() -> None:
+    from companion.pinout import load_pinout
+
+    pinout = load_pinout(None)
+    page = (CHECKOUT / "docs" / "hardware.md").read_text(encoding="utf-8")
+    rows = [line.strip("| ").split(" | ") for line in page.splitlines()
+            if line.startswith("| ") and "GPIO" in line]
+    assert rows == [[str(n), f"GPIO{seat.button}", f"GPIO{seat.led}"]
+                    for n, seat in enumerate(pinout.seats, start=1)]
+    assert f"The status LED is on GPIO{pinout.status_led}." in page
