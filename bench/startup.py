@@ -16,7 +16,10 @@ the process is started (wall clock, ``time.monotonic``):
   answer (HTTP 200), and from SIGTERM to the process's exit; with speech
   checking off (``--no-microphone``), and with a microphone and speaker
   through ALSA's ``file`` device and the pocketsphinx recognizer;
-- the same start with Ctrl-C (SIGINT to the process group) to stop it.
+- the same start with Ctrl-C (SIGINT to the process group) to stop it;
+- the CPU time of each whole run (start, the page's answer and the stop,
+  every process of it): on a machine shared with other work the wall clock
+  grows with the load, the CPU time much less.
 """
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ import hashlib
 import os
 import platform
 import re
+import resource
 import signal
 import site
 import statistics
@@ -79,10 +83,13 @@ def _alsa_env(folder: Path) -> dict[str, str]:
 
 
 def time_start(env: dict[str, str], db: Path, args: list[str], *,
-               stop: signal.Signals = signal.SIGTERM) -> tuple[float, float, float, int]:
+               stop: signal.Signals = signal.SIGTERM
+               ) -> tuple[float, float, float, float, int]:
     """One ``scripts/start``: seconds to the "Control page:" line, to the
     page's first answer, and from ``stop`` (sent to the whole process group,
-    as a terminal's Ctrl-C is) to the exit; and the exit status."""
+    as a terminal's Ctrl-C is) to the exit; the CPU seconds (user + system)
+    of the whole run, every process of it; and the exit status."""
+    cpu_before = _children_cpu()
     began = time.monotonic()
     proc = subprocess.Popen([str(CHECKOUT / "scripts" / "start"), "--port", "0", "--db", str(db),
                              *args], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
@@ -103,11 +110,17 @@ def time_start(env: dict[str, str], db: Path, args: list[str], *,
         os.killpg(proc.pid, stop)
         proc.stdout.read()
         status = proc.wait(timeout=60)
-        return to_line, to_page, time.monotonic() - stopped, status
+        return (to_line, to_page, time.monotonic() - stopped, _children_cpu() - cpu_before,
+                status)
     finally:
         if proc.poll() is None:
             os.killpg(proc.pid, signal.SIGKILL)
             proc.wait()
+
+
+def _children_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
 
 
 def _ms(values: list[float]) -> str:
@@ -139,13 +152,14 @@ def main() -> None:
               f"{', '.join(f'{x:.1f}' for x in os.getloadavg())}; {runs} runs each.\n")
         print(f"`scripts/install` with nothing to do: median / max {_ms(checks)} s\n")
         print("| start | to the page's address, s (median / max) | to the page's first "
-              "answer, s | stop to exit, s | exit statuses |")
-        print("|---|---|---|---|---|")
+              "answer, s | stop to exit, s | CPU s, whole run | exit statuses |")
+        print("|---|---|---|---|---|---|")
         for name, config_env, args, stop in configs:
             got = [time_start(config_env, folder / f"log{i}.sqlite3", args, stop=stop)
                    for i in range(runs)]
             print(f"| {name} | {_ms([g[0] for g in got])} | {_ms([g[1] for g in got])} | "
-                  f"{_ms([g[2] for g in got])} | {sorted({g[3] for g in got})} |")
+                  f"{_ms([g[2] for g in got])} | {_ms([g[3] for g in got])} | "
+                  f"{sorted({g[4] for g in got})} |")
 
 
 if __name__ == "__main__":
