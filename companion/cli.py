@@ -6,6 +6,7 @@ line on standard error and exit with status 2, never a traceback.
 
 from __future__ import annotations
 
+import inspect
 import sys
 from pathlib import Path
 from typing import Any
@@ -178,6 +179,22 @@ main.add_command(_install_service)
 from companion.wiring import wiring_command as _wiring_command  # noqa: E402 - issue 4
 
 main.add_command(_wiring_command)
+
+
+def _whole_summaries(group: click.Group) -> None:
+    """Give every command of ``group`` (and of its subgroups) a summary for
+    ``--help``'s list: the first paragraph of its help, which click then
+    wraps, instead of the first 45 characters or so cut with "...".
+    Commands that set ``short_help`` keep it."""
+    for command in group.commands.values():
+        if command.short_help is None and command.help:
+            paragraph = inspect.cleandoc(command.help).split("\f")[0].split("\n\n")[0]
+            command.short_help = " ".join(paragraph.split())
+        if isinstance(command, click.Group):
+            _whole_summaries(command)
+
+
+_whole_summaries(main)
 
 if __name__ == "__main__":
     main()

@@ -11,7 +11,11 @@ This module holds the events every game shares. Each game module adds its own
 
 from __future__ import annotations
 
+import enum
 import math
+import re
+import types
+import typing
 from typing import Annotated, Any
 
 import msgspec
@@ -96,3 +100,39 @@ class Undo(Event, frozen=True, kw_only=True, tag="undo"):
 
 SHARED_EVENTS: tuple[type[Event], ...] = (Say, Audio, Tick, Hearing, Undo)
 """Events every game accepts."""
+
+
+def choices(event_type: type[Event], field: str) -> list[str]:
+    """The values a field of ``event_type`` may take when its type is a fixed
+    set (a ``Literal`` or an ``Enum``, optionally ``| None``), in the order
+    declared; an empty list for any other field or an unknown one."""
+    hints = typing.get_type_hints(event_type, include_extras=True)
+    values: list[str] = []
+    pending = [hints[field]] if field in hints else []
+    while pending:
+        kind = pending.pop(0)
+        origin = typing.get_origin(kind)
+        if origin in (typing.Union, types.UnionType, typing.Annotated):
+            pending[:0] = list(typing.get_args(kind))
+        elif origin is typing.Literal:
+            values.extend(str(v) for v in typing.get_args(kind))
+        elif isinstance(kind, type) and issubclass(kind, enum.Enum):
+            values.extend(str(m.value) for m in kind)
+    return values
+
+
+def explain_invalid(message: str, obj: dict[str, Any],
+                    event_types: tuple[type[Event], ...]) -> str:
+    """msgspec's ``Invalid enum value 'joker' - at `$.card```, for the event
+    ``obj``, as ``unknown card 'joker'; one of: racketeer, ...``. Any
+    other message is returned as it is."""
+    match = re.fullmatch(r"Invalid enum value (.+) - at `\$\.(\w+)`", message)
+    if match is None:
+        return message
+    value, field = match.groups()
+    for event_type in event_types:
+        if event_type.__struct_config__.tag == obj.get("type"):
+            allowed = choices(event_type, field)
+            if allowed:
+                return f"unknown {field} {value}; one of: {', '.join(allowed)}"
+    return message

@@ -368,6 +368,8 @@ class LiveTable:
         if listener is None or self._audio_done:
             return
         for block in mic.blocks():
+            if self._stop.is_set():  # stopping: the rest of a backlog goes unheard
+                break
             for heard in listener.feed(block.samples, block.t):
                 self._heard(heard)
         if getattr(mic, "finished", False) and not mic.waiting:

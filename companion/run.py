@@ -13,6 +13,7 @@ order; every event was already committed to the log when it was applied.
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import signal
@@ -94,12 +95,36 @@ def run_command(port: int, host: str, pinout_path: Path | None, db: Path | None,
     except BoardError as exc:
         fail(str(exc))
         return
+    busy = _port_problem(host, port)
+    if busy is not None:
+        fail(busy)
     try:
         _run(port=port, host=host, pinout=pinout, db=db, microphone=microphone,
              speaker_device=speaker_device, recognizer=recognizer, no_microphone=no_microphone,
              game=game, players=players, options=options, pin=pin)
     except (CompanionError, OSError) as exc:
         fail(str(exc))
+    except KeyboardInterrupt:  # Ctrl-C before the table was up (then it stops the table)
+        click.echo("Stopped before the table was up.", err=True)
+        sys.exit(0)
+
+
+def _port_problem(host: str, port: int) -> str | None:
+    """Why the page could not listen on ``host``:``port``, in words naming
+    the port, or None if it can (checked by listening there for a moment,
+    before any device is opened; port 0 always can)."""
+    if port == 0:
+        return None
+    try:
+        socket.create_server((host, port)).close()
+    except OSError as exc:
+        if exc.errno == errno.EADDRINUSE:
+            return (f"port {port} is already in use (is another companion running?); "
+                    "choose another with --port")
+        if exc.errno == errno.EACCES:
+            return f"port {port} needs root; choose one above 1023 with --port"
+        return f"cannot serve the page on {host}:{port}: {exc.strerror or exc}"
+    return None
 
 
 def _device(spec: str | None) -> int | str | None:
@@ -119,6 +144,15 @@ def _run(*, port: int, host: str, pinout: Any, db: Path | None, microphone: str 
     from companion.store import Store
     from companion.voice.pack import load_pack
     from companion.voice.speaker import Priority, open_speaker
+
+    # SIGTERM or Ctrl-C from here on stops the table once it is up, cleanly.
+    stop = threading.Event()
+
+    def on_signal(signum: int, _frame: Any) -> None:
+        stop.set()
+
+    signal.signal(signal.SIGTERM, on_signal)
+    signal.signal(signal.SIGINT, on_signal)
 
     pack = load_pack("en")
     store = Store(db)
@@ -187,13 +221,6 @@ def _run(*, port: int, host: str, pinout: Any, db: Path | None, microphone: str 
     if game is not None:
         _echo(f"Started {game}: {players}")
 
-    stop = threading.Event()
-
-    def on_signal(signum: int, _frame: Any) -> None:
-        stop.set()
-
-    signal.signal(signal.SIGTERM, on_signal)
-    signal.signal(signal.SIGINT, on_signal)
     live.start()
     try:
         while not stop.wait(0.5):

@@ -20,7 +20,7 @@ from typing import Any, ClassVar, Generic, TypeVar
 import msgspec
 
 from companion.errors import IllegalEventError, InvalidEventError, OptionError, OutOfOrderError
-from companion.events import SHARED_EVENTS, Event, Tick, Undo
+from companion.events import SHARED_EVENTS, Event, Tick, Undo, explain_invalid
 from companion.games.lexicon import ENGLISH, Lexicon
 from companion.rulings import Ruling, Undone
 
@@ -194,7 +194,8 @@ class Game(ABC, Generic[S]):
         try:
             event = msgspec.convert(obj, self._event_union)
         except msgspec.ValidationError as exc:
-            raise InvalidEventError(str(exc), field=_field_from_validation(str(exc))) from None
+            message = explain_invalid(str(exc), obj, (*SHARED_EVENTS, *self.event_types))
+            raise InvalidEventError(message, field=_field_from_validation(str(exc))) from None
         except ValueError as exc:  # __post_init__ checks
             raise InvalidEventError(str(exc), field="t") from None
         assert isinstance(event, Event)

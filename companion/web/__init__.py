@@ -12,7 +12,7 @@ loads with no CDN and no build step.
 | ``setup`` | ``setup.py`` | ``/setup``: game, players, buttons, options |
 | ``history`` | ``history.py`` | ``/games``: scores and past games |
 | ``settings`` | ``settings.py`` | ``/settings``: microphone, voice, recognizer |
-| ``api`` | ``api.py`` | ``/api/...``: the JSON API the pages use (README) |
+| ``api`` | ``api.py`` | ``/api/...``: the JSON API the pages use (docs/control-page.md) |
 | ``stream`` | ``stream.py`` | ``/api/events/stream``: live updates (server-sent events) |
 """
 
