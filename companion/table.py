@@ -83,7 +83,9 @@ class Table:
         self._listeners.append(listener)
 
     def submit(self, event: Event) -> list[Ruling]:
-        """Log and apply one event; return its rulings.
+        """Log and apply one event; return its rulings. A ``tick`` that would
+        change nothing but the time is neither logged nor applied (and no
+        listener is told): it returns no rulings.
 
         Raises ``EventError`` (state and log untouched) if the engine refuses
         the event, ``StoreError`` if the log cannot be written (state untouched)."""
