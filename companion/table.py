@@ -66,11 +66,18 @@ class Table:
         objects = list(store.event_objects(game_id))
         last = len(objects) - 1
         match = table.match
+        deadline = game.deadline(match.state)  # changes only when an event is applied
         for i, obj in enumerate(objects):
             table._seq += 1
-            if i < last and obj.get("type") == "tick" and _idle_tick(game, match, obj.get("t")):
-                continue
+            if i < last and obj.get("type") == "tick" and len(obj) == 2:
+                t = obj.get("t")
+                # Idle: not before the match (it would be refused), before the
+                # pending deadline if any (a tick at the deadline is applied).
+                if isinstance(t, float | int) and not isinstance(t, bool) and \
+                        match.clock <= t and (deadline is None or t < deadline):
+                    continue
             table.rulings.extend(match.apply(game.parse_event(obj)))
+            deadline = game.deadline(match.state)
         return table
 
     @property
@@ -133,12 +140,3 @@ def _changed_beyond_time(before: Any, after: Any) -> bool:
         after = msgspec.structs.replace(after, t=getattr(before, "t", after.t))
     return bool(after != before)
 
-
-def _idle_tick(game: Game[Any], match: Match[Any], t: Any) -> bool:
-    """Whether a stored tick at ``t`` can change nothing but the time: it is
-    not earlier than the match (or it would be refused) and before the
-    pending deadline, if any. Ticks at the deadline itself are applied."""
-    if not isinstance(t, int | float) or isinstance(t, bool) or t < match.clock:
-        return False
-    deadline = game.deadline(match.state)
-    return deadline is None or t < deadline
