@@ -6,9 +6,10 @@ the log's fold is printed as such).
 
 **Power cuts.** ``companion run`` (a real process, no microphone, the real
 SQLite log) is started, the game in play is resumed from the page's API, and
-a phone posts Nasty 7 events (flips of random kinds, calls, table talk, an
-undo now and then, with pauses long enough for a call's window to run out,
-so the table's own ticks are logged too) until the process gets ``kill -9``
+a phone posts Cheat events (claims of random counts and ranks, table talk,
+an undo now and then, and after some claims a pause longer than the
+challenge window, so the table's own ticks, each closing a window, are
+logged too) until the process gets ``kill -9``
 at a random moment, 0.2-3 s into the round. A game that is won is followed
 by a new one. After each kill the bench checks, on the log left behind, that
 every event the page acknowledged (HTTP 200) is there, in order (compared
@@ -57,8 +58,9 @@ from companion.table import Table
 
 PIN = "2468"
 PLAYERS = "Abby,Beth,Carter"
-OPTIONS = '{"hesitation": 0.5}'
-CARDS = ["racketeer", "twin_racketeer", "phone", "twin_phone", "gun"]
+CUT_GAME = "cheat"
+CUT_OPTIONS = '{"challenge_window": 0.5}'
+RANKS = ["A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K"]
 TALK = ["one", "two", "three", "pfft", "pfft pfft", "whose turn is it", "seven"]
 
 
@@ -165,7 +167,8 @@ def _play(phone: Phone, rng: random.Random, acked: dict[int, list[dict[str, Any]
     while not stop.is_set():
         roll = rng.random()
         if roll < 0.55:
-            body: dict[str, Any] = {"type": "flip", "card": rng.choice(CARDS)}
+            body: dict[str, Any] = {"type": "claim", "count": rng.randint(1, 4),
+                                    "rank": rng.choice(RANKS)}
         elif roll < 0.9:
             body = {"type": "say", "text": rng.choice(TALK)}
         else:
@@ -179,15 +182,15 @@ def _play(phone: Phone, rng: random.Random, acked: dict[int, list[dict[str, Any]
             return  # the power went
         if status == 200 and body["type"] != "undo":
             acked.setdefault(game_id[0], []).append(reply["event"])
-            if body["type"] == "flip" and rng.random() < 0.3:
-                time.sleep(rng.uniform(0.6, 1.0))  # nobody calls: the window runs out
+            if body["type"] == "claim" and rng.random() < 0.6:
+                time.sleep(rng.uniform(0.6, 1.0))  # nobody challenges: the window closes
         elif status == 200:
             acked.setdefault(game_id[0], []).append({"type": "undo"})
         elif status == 400 and "over" in str(reply.get("error", "")):
             try:
-                status, reply = phone.post("/api/games", {"game": "nasty7",
+                status, reply = phone.post("/api/games", {"game": CUT_GAME,
                                                           "players": PLAYERS.split(","),
-                                                          "options": json.loads(OPTIONS)})
+                                                          "options": json.loads(CUT_OPTIONS)})
             except OSError:
                 return
             if status == 201:
@@ -202,7 +205,7 @@ def power_cuts(kills: int, seed: int, folder: Path) -> None:
     resume_request: list[float] = []
     start_to_resumed: list[float] = []
     lost = mismatched = 0
-    proc, base = start(db, "--game", "nasty7", "--players", PLAYERS, "--options", OPTIONS)
+    proc, base = start(db, "--game", CUT_GAME, "--players", PLAYERS, "--options", CUT_OPTIONS)
     for round_no in range(kills):
         phone = Phone(base)
         stop = threading.Event()
@@ -237,9 +240,9 @@ def power_cuts(kills: int, seed: int, folder: Path) -> None:
     total_stored = sum(len(v) for v in stored.values())
     ticks = sum(1 for v in stored.values() for e in v if e["type"] == "tick")
     print(f"power cuts: {kills} kill -9 at random moments, {total_acked} acknowledged events "
-          f"in {len(stored)} games, {lost} lost; {total_stored} events stored ({ticks} ticks, "
-          f"each a call's window that ran out); resumed state differs from the fold of the "
-          f"log in {mismatched} of {kills} restarts")
+          f"in {len(stored)} games of {CUT_GAME}, {lost} lost; {total_stored} events stored "
+          f"({ticks} ticks, each a window that ran out); resumed state differs from the fold "
+          f"of the log in {mismatched} of {kills} restarts")
     print(f"resume (POST /api/games/ID/resume): {_ms(resume_request)}")
     print(f"restart (process start to the game resumed): {_ms(start_to_resumed)}")
 
@@ -352,8 +355,9 @@ def main() -> None:
     print(f"machine: {machine()}; load average {load:.1f} at the start (a shared machine)")
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
+        if args.kills:
+            power_cuts(args.kills, args.seed, folder)
         ten_hours(args.seed, folder)
-        power_cuts(args.kills, args.seed, folder)
 
 
 if __name__ == "__main__":
