@@ -111,6 +111,12 @@ class Phone:
             return exc.code, json.loads(exc.read())
 
 
+def _drain(pipe: Any) -> None:
+    """Read a process's output to its end (so it never blocks on a full pipe), then close it."""
+    with pipe:
+        pipe.read()
+
+
 def start(db: Path, *args: str) -> tuple[subprocess.Popen[str], str]:
     env = {**os.environ, "PYTHONUNBUFFERED": "1"}
     env.pop("NOTIFY_SOCKET", None)
@@ -122,7 +128,7 @@ def start(db: Path, *args: str) -> tuple[subprocess.Popen[str], str]:
     for line in proc.stdout:
         found = re.search(r"Control page: (http://[\d.]+:\d+)/", line)
         if found:
-            threading.Thread(target=proc.stdout.read, daemon=True).start()  # drain
+            threading.Thread(target=_drain, args=(proc.stdout,), daemon=True).start()
             return proc, found.group(1)
     raise RuntimeError("companion run did not start")
 
