@@ -1,7 +1,9 @@
 """Events: everything that happens at the table, as typed, tagged structs.
 
 Every event has a ``type`` tag and a time ``t`` in seconds on the table clock
-(``time.monotonic()`` at the live table, any origin in a recorded session).
+(at the live table ``time.monotonic()`` plus the offset that makes a resumed
+game's clock go on from its last event, ``Hub.now``; any origin in a
+recorded session).
 Events round-trip through JSON exactly (``to_json`` / ``Game.parse_event``);
 that JSON is the public session format documented in docs/session-format.md.
 
@@ -80,7 +82,8 @@ class Audio(Event, frozen=True, kw_only=True, tag="audio"):
 
 class Tick(Event, frozen=True, kw_only=True, tag="tick"):
     """Time passes; lets timeouts (the hesitation limit, a challenge window)
-    fire when nothing else happens."""
+    fire when nothing else happens. The live table logs one only once a
+    deadline (``Game.deadline``) has passed; older logs hold one every 0.1 s."""
 
 
 class Hearing(Event, frozen=True, kw_only=True, tag="hearing"):

@@ -2,7 +2,9 @@
 
 Every input becomes an item with a time ``t`` on the table clock: a button
 press (its edge), a page event (when it arrived), words heard (their onset),
-and periodic ``tick``s. The engine must see events in non-decreasing ``t``,
+and a ``tick`` once a deadline of the game has passed (``Game.deadline``:
+the end of a call's or a challenge's window; time passing with nothing
+due is not an event). The engine must see events in non-decreasing ``t``,
 but the inputs arrive late by different amounts: a press is known only when
 the button is released, and words only once the recognizer has closed the
 utterance. So items wait in a heap until the **watermark** (the earliest
@@ -66,7 +68,8 @@ from companion.voice.speaker import Priority
 log = logging.getLogger(__name__)
 
 TICK_S = 0.1
-"""Seconds between ticks (timeouts are ruled at most this late)."""
+"""Seconds between looks at the game's deadline (a timeout is ruled at most
+this late; a tick is logged only when one has passed)."""
 
 MAX_HOLD_S = 2.0
 """Seconds an item may wait for the watermark before it is released anyway."""
@@ -97,23 +100,20 @@ class _Item:
 class LiveHub(Hub):
     """A ``Hub`` whose events are applied in time order by a ``LiveTable``.
 
-    ``clock``: the table clock (seconds, monotonic). Until a ``LiveTable``
-    runs on its thread, ``submit`` applies at once, as the plain ``Hub`` does."""
+    ``clock``: the process's clock (seconds, monotonic), which the board, the
+    microphone and the speaker also run on; the table clock is ``now()``
+    (``Hub``). Until a ``LiveTable`` runs on its thread, ``submit`` applies at
+    once, as the plain ``Hub`` does."""
 
     def __init__(self, store: Store, pack: VoicePack | None = None, *,
                  clock: Clock = time.monotonic) -> None:
-        super().__init__(store, pack)
-        self.clock = clock
+        super().__init__(store, pack, clock=clock)
         self.pending_press: tuple[str, float] | None = None
         self.buttons: dict[str, int] = {}
         self.microphone: Any = None
         self.recognizer: Any = None
         self.speaker: Any = None
         self.live: LiveTable | None = None
-
-    def now(self) -> float:
-        """The table clock, seconds."""
-        return self.clock()
 
     def apply(self, event: Event) -> list[Ruling]:
         """Apply ``event`` at once (the loop's way in)."""
@@ -156,7 +156,7 @@ class LiveTable:
                  on_ruling: Callable[[Ruling | None, str], None] | None = None,
                  tick_s: float = TICK_S, max_hold: float = MAX_HOLD_S) -> None:
         self.hub = hub
-        self.clock = hub.clock
+        self.clock = hub.now  # the table clock; devices report on hub.clock
         self.board = board
         self.microphone = microphone
         self.listener_for = listener_for
@@ -320,9 +320,9 @@ class LiveTable:
             if name is None:
                 continue
             if isinstance(what, Press):
-                self.press(name, what.t)
+                self.press(name, self.hub.to_table(what.t))
             elif isinstance(what, Hold):
-                self._say_scores(what.t)
+                self._say_scores(self.hub.to_table(what.t))
 
     def _player_at(self, seat: int) -> str | None:
         table = self.hub.table
@@ -384,9 +384,15 @@ class LiveTable:
             self.ignored_while_speaking += 1
             log.info("ignored %r: the companion was speaking at %.2f", say.text, say.t)
             return
+        to_table = self.hub.to_table
+        say = msgspec.structs.replace(
+            say, t=to_table(say.t), end=None if say.end is None else to_table(say.end))
         self._push(_Item(t=say.t, seq=next(self._seq), arrived=self.clock(), event=say))
 
     def _audio_watermark(self) -> float:
+        return self.hub.to_table(self._audio_watermark_on_device())
+
+    def _audio_watermark_on_device(self) -> float:
         listener = self.listener
         if listener is None or not self._audio_pending():
             return math.inf
@@ -408,7 +414,7 @@ class LiveTable:
         if self.board is not None:
             pending = self.board.pending_since()
             if pending is not None:
-                marks.append(pending)
+                marks.append(self.hub.to_table(pending))
         if self._pending_flip is not None:
             marks.append(self._pending_flip[0].t)
         if self._announced is not None:
@@ -470,7 +476,7 @@ class LiveTable:
         if not played and now - pressed < ANNOUNCE_WAIT_S:
             return
         self._announced = None
-        shown = utterance.end if utterance.end is not None else now
+        shown = self.hub.to_table(utterance.end) if utterance.end is not None else now
         event = {**meaning, "t": max(pressed, min(shown, now))}
         table = self.hub.table
         if table is None:
@@ -538,16 +544,21 @@ class LiveTable:
             self._apply(event)
 
     def _tick(self, now: float) -> None:
+        """Tick once the pending deadline (``Game.deadline``) has passed and
+        no input can still come from before it; time alone is not logged."""
         table = self.hub.table
         if table is None or now - self._last_tick < self.tick_s:
             return
         self._last_tick = now
+        deadline = table.game.deadline(table.state)
+        if deadline is None or now <= deadline:
+            return
         t = min(now, self.watermark(now))
         with self._lock:
             if self._heap:
                 t = min(t, self._heap[0].t)
-        if t > table.match.clock:
-            self._apply(Tick(t=max(t, 0.0)))
+        if t > deadline and t > table.match.clock:
+            self._apply(Tick(t=t))
 
     # -- outputs -----------------------------------------------------------------------------
 

@@ -64,7 +64,8 @@ class Rig:
 
 @pytest.fixture
 def nasty7(tmp_path: Path):
-    rig = Rig(tmp_path, "nasty7", ["Abby", "Beth", "Carter", "Debbie"], {"virtual_deck": True})
+    rig = Rig(tmp_path, "nasty7", ["Abby", "Beth", "Carter", "Debbie"],
+              {"virtual_deck": True, "seed": 0})
     yield rig
     rig.close()
 
@@ -116,7 +117,7 @@ def test_virtual_deck_flip_is_announced_and_leds_follow_the_turn(nasty7: Rig) ->
 
 
 def test_a_mistake_blinks_the_offenders_led(tmp_path: Path) -> None:
-    rig = Rig(tmp_path, "nasty7", ["Abby", "Beth"], {"virtual_deck": True})
+    rig = Rig(tmp_path, "nasty7", ["Abby", "Beth"], {"virtual_deck": True, "seed": 0})
     try:
         # No microphone in this rig, so hearing is off; a scripted call needs it on.
         rig.hub.submit(rig.hub.table.game.parse_event({"type": "hearing", "t": 1.0,
@@ -136,7 +137,7 @@ def test_a_mistake_blinks_the_offenders_led(tmp_path: Path) -> None:
 
 
 def test_holding_a_button_says_the_scores(tmp_path: Path) -> None:
-    rig = Rig(tmp_path, "nasty7", ["Abby", "Beth"], {"virtual_deck": True})
+    rig = Rig(tmp_path, "nasty7", ["Abby", "Beth"], {"virtual_deck": True, "seed": 0})
     try:
         pin = rig.pin(1)
         pin.drive_low()  # held: gpiozero's hold thread fires after hold_time (2 s)
@@ -242,7 +243,7 @@ def test_words_heard_while_the_companion_speaks_are_not_judged(tmp_path: Path) -
         speaker = Speaker(PACK, find_output(), clock=clock)
         hub = LiveHub(Store(tmp_path / "log.sqlite3"), PACK, clock=clock)
         live = LiveTable(hub, speaker=speaker)
-        hub.new_game("nasty7", ["Abby", "Beth"], {"virtual_deck": True})
+        hub.new_game("nasty7", ["Abby", "Beth"], {"virtual_deck": True, "seed": 0})
         clock.now = 5.0
         speaker.say("Abby: wrong number, it was five.", Priority.RULING)
         assert speaker.wait_idle(30)
@@ -270,7 +271,7 @@ def test_an_unplugged_microphone_is_announced_and_the_game_goes_on(tmp_path: Pat
         live = LiveTable(rig_hub, microphone=mic,
                          listener_for=lambda rate: Listener(recognizer, rate),
                          on_ruling=lambda _r, line: lines.append(line))
-        rig_hub.new_game("nasty7", ["Abby", "Beth"], {"virtual_deck": True})
+        rig_hub.new_game("nasty7", ["Abby", "Beth"], {"virtual_deck": True, "seed": 0})
         assert live.speech_checking
         mic._stream.abort()  # the one simulated part: the USB microphone goes away
         live.step()
@@ -384,7 +385,7 @@ def test_a_press_waits_for_the_recognizer_to_catch_up(tmp_path: Path) -> None:
     hub = LiveHub(Store(tmp_path / "log.sqlite3"), PACK, clock=clock)
     live = LiveTable(hub, microphone=recording,
                      listener_for=lambda rate: Listener(recognizer, rate))
-    hub.new_game("nasty7", ["Abby", "Beth", "Carter"], {"virtual_deck": True})
+    hub.new_game("nasty7", ["Abby", "Beth", "Carter"], {"virtual_deck": True, "seed": 0})
     clock.now = 1.1
     live.press("Abby", 1.0)
     recording.feed_until(1.5)

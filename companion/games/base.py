@@ -113,6 +113,15 @@ class Game(ABC, Generic[S]):
         timeout ruling is not ruled again at once."""
         return state
 
+    def deadline(self, state: S) -> float | None:
+        """When the pending timeout of ``state`` fires: any event later than
+        this (seconds on the table clock) rules it, a ``tick`` included.
+        None when nothing is pending. Default: None, for games whose
+        ``apply`` rules nothing on a tick; a game with timeouts must say when
+        they fire, since the live table ticks only then and a resume skips
+        the stored ticks before it."""
+        return None
+
     def listen_words(self, state: S) -> list[str]:
         """The spoken words that can matter now, for the recognizer's grammar.
 

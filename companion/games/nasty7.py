@@ -121,7 +121,9 @@ class Nasty7Options(Options, frozen=True, kw_only=True):
     ``younger``: the version for younger players (no twin cards).
     ``composition``: the deck. ``virtual_deck``: the companion deals and knows
     every card (a flip without ``card`` flips the top one), shuffled with
-    ``seed``; without it a flip without ``card`` has its card inferred from
+    ``seed`` (none given: 0 in a session file; the live table picks one from
+    the operating system's randomness and stores it in the game's header);
+    without ``virtual_deck`` a flip without ``card`` has its card inferred from
     the call. ``wait_for_tap``: live table with a physical deck only, a
     button press waits up to 10 s for its card from the tap pad instead of
     being the flip at once (the engine does not use it). ``min_confidence``:
@@ -145,7 +147,7 @@ class Nasty7Options(Options, frozen=True, kw_only=True):
     composition: Composition = msgspec.field(default_factory=Composition)
     virtual_deck: bool = False
     wait_for_tap: bool = False
-    seed: int = 0
+    seed: int | None = None
     min_confidence: float = 0.8
     talk_confidence: float = 0.15
     first_player: str | None = None
@@ -409,7 +411,7 @@ class Nasty7(Game[Nasty7State]):
         per = total // n
         if o.virtual_deck:
             deck: list[StackCard] = [c for c in CARDS for _ in range(counts[c])]
-            random.Random(o.seed).shuffle(deck)
+            random.Random(0 if o.seed is None else o.seed).shuffle(deck)
             stacks = tuple(tuple(deck[i::n][:per]) for i in range(n))
         else:
             stacks = tuple(tuple([None] * per) for _ in range(n))
@@ -460,6 +462,14 @@ class Nasty7(Game[Nasty7State]):
         return state
 
     # -- time ----------------------------------------------------------------
+
+    def deadline(self, state: Nasty7State) -> float | None:
+        """The end of the pending call's window (the hesitation limit past
+        the flip, or past the last word heard), or None."""
+        call = state.call
+        if call is None or call.status != "pending":
+            return None
+        return self._deadline(call)
 
     def _deadline(self, call: Call) -> float:
         limit = self.options.hesitation

@@ -41,6 +41,15 @@ from companion.web.panels import Panel, panel_for
 LOG_LENGTH = 30
 """Rulings shown in the table page's log (newest first)."""
 
+T_AHEAD_S = 1.0
+"""Seconds a client's ``t`` may lie ahead of the table clock (a clock read a
+moment earlier and rounded). Further ahead is refused: the table would hold
+the event until then."""
+
+T_BEHIND_S = 10.0
+"""Seconds a client's ``t`` may lie behind the table clock; further back is
+refused (the table has moved on: leave ``t`` out to mean now)."""
+
 
 def _require(body: Mapping[str, Any], name: str, kind: type, what: str) -> Any:
     """``body[name]`` if present and of ``kind`` (a bool is no number);
@@ -107,13 +116,18 @@ class Control:
 
     def snapshot(self) -> dict[str, Any]:
         """Everything the table page shows, as JSON builtins: the table view,
-        whose turn, who a tap stands for (``actor``), who is winning, and the
-        rendered ``board`` and ``log_html``."""
+        whose turn, who a tap stands for (``actor``), who is winning, the
+        rendered ``board`` and ``log_html``, and for a running countdown
+        ``now`` and ``deadline`` (seconds on the table clock; ``deadline`` is
+        null when nothing is pending): the page counts ``deadline - now``
+        down itself, so no snapshot is sent while time merely passes."""
         table = self.hub.table
+        now = self.now()
         with self.app.app_context():
             if table is None:
                 return {"game": None, "game_id": None, "players": [], "view": None,
                         "leaders": [], "turn": None, "actor": None, "winner": None,
+                        "now": now, "deadline": None,
                         "board": render_template("parts/no_game.html"), "log_html": ""}
             view = table.view()
             panel = panel_for(table.game.name)
@@ -125,7 +139,9 @@ class Control:
         return {"game": table.game.name, "game_id": table.game_id,
                 "players": view["players"], "view": view, "leaders": leaders,
                 "turn": panel.current_player(view), "actor": self.acting_player(table, panel),
-                "winner": view["winner"], "board": board, "log_html": log_html}
+                "winner": view["winner"], "now": now,
+                "deadline": None if view["winner"] else view["deadline"],
+                "board": board, "log_html": log_html}
 
     def games_on_offer(self) -> list[dict[str, Any]]:
         """The installed games: name, title, player range."""
@@ -198,7 +214,9 @@ class Control:
     def event(self, raw: Any) -> tuple[Event, list[Ruling]]:
         """Submit one event from its JSON; ``t`` is the table clock when absent,
         ``player`` the acting player for the game's ``actor_events``.
-        Raises ``RequestError``, ``EventError`` (state untouched)."""
+        Raises ``RequestError`` (naming ``t`` when it lies more than
+        ``T_AHEAD_S`` ahead of or ``T_BEHIND_S`` behind the table clock),
+        ``EventError`` (state untouched)."""
         body = dict(json_body(raw))
         table = self.table()
         if "type" not in body:
@@ -209,9 +227,15 @@ class Control:
             if actor is None:
                 raise RequestError("whose card is it? name the player", field="player")
             body["player"] = actor
+        now = self.now()
         if "t" not in body:
-            body["t"] = max(self.now(), table.match.clock)
+            body["t"] = max(now, table.match.clock)
         event = table.game.parse_event(body)
+        if not now - T_BEHIND_S <= event.t <= now + T_AHEAD_S:
+            ahead = event.t - now
+            where = f"{ahead:.1f} s ahead of" if ahead > 0 else f"{-ahead:.1f} s behind"
+            raise RequestError(f"t is {where} the table clock ({now:.3f} s); leave t out "
+                               "to mean now", field="t")
         check_players(table.game, event)
         return event, self.hub.submit(event)
 

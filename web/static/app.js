@@ -112,6 +112,33 @@
     document.querySelectorAll(".actor").forEach((a) => { a.textContent = snap.actor || snap.turn || "…"; });
   }
 
+  // A window running out (a call's, a challenge's): the snapshot gives its
+  // deadline and the table clock when it was taken, both in seconds; the page
+  // counts down by itself, since no snapshot comes while time merely passes.
+  let countdownTimer = null;
+  function showDeadline(snap) {
+    let el = document.getElementById("countdown");
+    if (!el) {
+      el = document.createElement("span");
+      el.id = "countdown";
+      el.className = "countdown";
+      el.hidden = true;
+      document.getElementById("status").append(el);
+    }
+    clearInterval(countdownTimer);
+    el.hidden = true;
+    if (snap.deadline == null || snap.now == null) return;
+    const ends = performance.now() / 1000 + (snap.deadline - snap.now);
+    const draw = () => {
+      const left = ends - performance.now() / 1000;
+      el.hidden = left <= 0;
+      if (left <= 0) { clearInterval(countdownTimer); return; }
+      el.textContent = Math.ceil(left) + " s left";
+    };
+    draw();
+    countdownTimer = setInterval(draw, 200);
+  }
+
   if (body.dataset.page === "table") {
     const live = document.getElementById("live");
     const shown = body.dataset.gameId || "";
@@ -122,6 +149,7 @@
       document.getElementById("board").innerHTML = snap.board;
       document.getElementById("log").innerHTML = snap.log_html;
       setTurn(snap);
+      showDeadline(snap);
       live.dataset.seq = snap.seq;
       live.textContent = "live";
       live.classList.add("up");
