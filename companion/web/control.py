@@ -99,8 +99,9 @@ class Control:
         out = []
         for i, ruling in enumerate(rulings, start=start):
             data = ruling.to_dict()
-            text = sentence(ruling, self.hub.pack) or " ".join(
-                f"{k} {v}" for k, v in data.items() if k not in ("t", "type"))
+            undone = (table.logged_event(str(data["what"]), float(data["at"]))
+                      if ruling.type == "undone" else None)
+            text = sentence(ruling, self.hub.pack, shown=True, undone=undone)
             out.append({"i": i, "t": ruling.t, "type": ruling.type, "text": text, "data": data})
         out.reverse()
         return out
