@@ -145,7 +145,8 @@ def test_settings_and_past_games_pages(browser: Browser, served: tuple[Hub, Page
     hub, server = served
     hub.new_game("nasty7", PLAYERS)
     page = phone(browser, server, "/games")
-    expect(page.locator("#past-games li").first).to_contain_text("nasty7")
+    expect(page.locator("#past-games li").first).to_contain_text("The Nasty 7")
+    expect(page.locator("#past-games")).not_to_contain_text("nasty7")
     expect(page.locator("#past-games li").first).to_contain_text("in play")
     page.click("text=Settings")
     expect(page.locator("#level-text")).to_contain_text("none")

@@ -37,8 +37,8 @@
         pinForm.hidden = false;
         document.getElementById("pin").focus();
       }
-      const where = reply && reply.field ? " (" + reply.field + ")" : "";
-      say(((reply && reply.error) || "Refused: " + res.status) + where);
+      // The message says what is wrong in words; the field's name is for programs.
+      say((reply && reply.error) || "The table refused that (" + res.status + ").");
       return null;
     }
     return reply || {};
@@ -70,6 +70,16 @@
     return event;
   }
 
+  // What the undo undid, in the log's words ("Undone: Beth's flip of a gun.").
+  async function undoneWords() {
+    try {
+      const snap = await (await fetch("/api/state", { credentials: "same-origin" })).json();
+      const top = (snap.log || [])[0];
+      if (top && top.type === "undone" && top.text) return top.text;
+    } catch (err) { /* the words are a courtesy: fall back to the plain one */ }
+    return "Undone.";
+  }
+
   document.addEventListener("click", async (ev) => {
     const btn = ev.target.closest("button");
     if (!btn) return;
@@ -86,7 +96,7 @@
     } else if (d.clear !== undefined) {
       document.getElementById(d.clear).value = "";
     } else if (d.undo !== undefined) {
-      if (await post("/api/undo")) say("Undone", true);
+      if (await post("/api/undo")) say(await undoneWords(), true);
     } else if (d.press !== undefined) {
       await post("/api/press", { player: d.press });
     } else if (d.resume !== undefined) {
