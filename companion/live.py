@@ -559,7 +559,7 @@ class LiveTable:
         if getattr(event, "card", "x") is None and call.get("player") == event.player:
             card = str(call.get("card", ""))
             words = self.hub.pack.phrases.get(f"card.{card}") or card.replace("_", " ")
-            self._announce(words)
+            self._announce(words, notice=False)
 
     def _set_hearing(self, now: float) -> None:
         """Log whether calls can be heard now (a ``hearing`` event), so the
@@ -582,9 +582,13 @@ class LiveTable:
             self._vocabulary = (words, items, early)
             listener.set_vocabulary(list(words), items, early=early)
 
-    def _announce(self, text: str) -> None:
+    def _announce(self, text: str, *, notice: bool = True) -> None:
+        """Say and print ``text``; a ``notice`` (device news, an ignored
+        press) is also kept for the page's log (``Hub.notice``)."""
         log.info("announce: %s", text)
         self.on_ruling(None, text)
+        if notice:
+            self.hub.notice(text, self.clock())
         if self.speaker is not None:
             self.speaker.say(text, Priority.NOTICE)
 

@@ -106,27 +106,55 @@ class Control:
         out.reverse()
         return out
 
+    def notices(self, since: float | None = None) -> list[dict[str, Any]]:
+        """The hub's notices (what the terminal also prints), newest first,
+        as log entries (``type`` ``notice``); only those at or after
+        ``since`` (seconds on the table clock) when given."""
+        kept = list(getattr(self.hub, "notices", []))
+        out = [{"i": f"n{n}", "t": t, "type": "notice", "text": text, "data": {}}
+               for n, (t, text) in enumerate(kept) if since is None or t >= since]
+        out.reverse()
+        return out
+
+    def entries(self, table: Table | None) -> list[dict[str, Any]]:
+        """The page's log: rulings and notices, newest first (by table time;
+        a ruling before a notice of the same time)."""
+        rulings = self.log(table) if table is not None else []
+        merged = sorted([*rulings, *self.notices()],
+                        key=lambda e: (e["t"], e["type"] != "notice"), reverse=True)
+        return merged[:LOG_LENGTH]
+
     def snapshot(self) -> dict[str, Any]:
         """Everything the table page shows, as JSON builtins: the table view,
-        whose turn, who a tap stands for (``actor``), who is winning, and the
-        rendered ``board`` and ``log_html``."""
+        whose turn, who a tap stands for (``actor``), who is winning, the
+        companion's ``health`` (``status.health``), the newest log entry
+        (``latest``), and the rendered ``board`` and ``log_html``."""
+        from companion.web.status import health
+
         table = self.hub.table
         with self.app.app_context():
+            well = health(self)
             if table is None:
+                entries = self.entries(None)
                 return {"game": None, "game_id": None, "players": [], "view": None,
                         "leaders": [], "turn": None, "actor": None, "winner": None,
-                        "board": render_template("parts/no_game.html"), "log_html": ""}
+                        "health": well, "latest": entries[0] if entries else None,
+                        "board": render_template("parts/no_game.html"),
+                        "log_html": render_template("parts/log.html", log=entries)}
             view = table.view()
             panel = panel_for(table.game.name)
-            log = self.log(table)
+            log = self.entries(table)
             leaders = panel.leaders(view)
             board = render_template(panel.board, view=view, state=view["state"],
                                     leaders=leaders, buttons=self.button_map())
             log_html = render_template("parts/log.html", log=log)
+        latest = next((e for e in log if e["text"]), None)
         return {"game": table.game.name, "game_id": table.game_id,
                 "players": view["players"], "view": view, "leaders": leaders,
                 "turn": panel.current_player(view), "actor": self.acting_player(table, panel),
-                "winner": view["winner"], "board": board, "log_html": log_html}
+                "winner": view["winner"], "health": well,
+                "latest": {k: latest[k] for k in ("i", "type", "text")} if latest else None,
+                "board": board, "log_html": log_html}
 
     def games_on_offer(self) -> list[dict[str, Any]]:
         """The installed games: name, title, player range."""

@@ -19,5 +19,8 @@ def table() -> ResponseReturnValue:
     snap = control.snapshot()
     game = snap["game"]
     panel = panel_for(game) if game else None
+    # Virtual buttons only where a press means something in this game.
+    pressable = panel is not None and (panel.press is not None
+                                       or callable(getattr(control.hub, "press", None)))
     return render_template("table.html", snap=snap, panel=panel, pin_ok=has_pin(),
-                           players=snap["players"])
+                           players=snap["players"] if pressable else [])

@@ -9,8 +9,12 @@
   const pinForm = document.getElementById("pin-form");
   let msgTimer = 0;
 
+  // A toast, on the half of the screen away from the Undo button.
   function say(text, ok) {
     msg.textContent = text;
+    const undo = document.querySelector("[data-undo]");
+    const r = undo ? undo.getBoundingClientRect() : null;
+    msg.classList.toggle("top", !!r && r.bottom > 0 && r.top + r.height / 2 > innerHeight / 2);
     msg.hidden = false;
     msg.classList.toggle("ok", !!ok);
     clearTimeout(msgTimer);
@@ -122,6 +126,34 @@
     document.querySelectorAll(".actor").forEach((a) => { a.textContent = snap.actor || snap.turn || "…"; });
   }
 
+  // The companion's health line (companion.web.status.health), as text.
+  function healthHtml(parts) {
+    const box = document.createElement("div");
+    for (const h of parts) {
+      const span = document.createElement("span");
+      span.className = "h h-" + h.state;
+      span.dataset.part = h.part;
+      span.textContent = h.text;
+      box.append(span);
+    }
+    return box.innerHTML;
+  }
+
+  // The newest ruling at the top of the table, big for a few seconds.
+  const LATEST_BIG_MS = 6000;
+  let latestTimer = 0;
+  function showLatest(latest) {
+    const el = document.getElementById("latest");
+    if (!el || !latest) return;
+    const key = String(latest.i);
+    if (el.dataset.i === key) return;
+    el.dataset.i = key;
+    el.textContent = latest.text;
+    el.className = "latest-text fresh r-" + latest.type;
+    clearTimeout(latestTimer);
+    latestTimer = setTimeout(() => el.classList.remove("fresh"), LATEST_BIG_MS);
+  }
+
   if (body.dataset.page === "table") {
     const live = document.getElementById("live");
     const shown = body.dataset.gameId || "";
@@ -131,6 +163,8 @@
       if (String(snap.game_id ?? "") !== shown) { location.reload(); return; }
       document.getElementById("board").innerHTML = snap.board;
       document.getElementById("log").innerHTML = snap.log_html;
+      document.getElementById("health").innerHTML = healthHtml(snap.health || []);
+      showLatest(snap.latest);
       setTurn(snap);
       live.dataset.seq = snap.seq;
       live.textContent = "live";
@@ -152,6 +186,17 @@
       fs.hidden = fs.dataset.game !== chosen();
     });
     setup.addEventListener("change", (ev) => { if (ev.target.name === "game") showOptions(); });
+    // "First player": a choice among the names seated now.
+    const seatNames = () => [...list.querySelectorAll('input[name="player"]')]
+      .map((el) => el.value.trim()).filter(Boolean);
+    const syncFirst = () => setup.querySelectorAll('select[data-kind="seat"]').forEach((sel) => {
+      const keep = sel.value;
+      [...sel.options].slice(1).forEach((o) => o.remove());
+      for (const name of seatNames()) sel.add(new Option(name, name));
+      sel.value = seatNames().includes(keep) ? keep : "";
+    });
+    list.addEventListener("input", syncFirst);
+    list.addEventListener("click", () => setTimeout(syncFirst));
     document.getElementById("add-player").addEventListener("click", () => {
       const rows = list.querySelectorAll("li");
       const row = rows[rows.length - 1].cloneNode(true);
@@ -176,6 +221,7 @@
         case "bool": return el.checked;
         case "int": case "float": return v.trim() === "" ? null : (isNaN(Number(v)) ? v : Number(v));
         case "text": return v === "" && el.dataset.optional === "yes" ? null : v;
+        case "seat": return v === "" ? null : v;
         case "choice": return JSON.parse(v);
         default: try { return JSON.parse(v); } catch (err) { return v; }
       }
