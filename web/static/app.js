@@ -97,6 +97,9 @@
     } else if (d.append !== undefined) {
       const el = document.getElementById(d.append);
       el.value = el.value ? el.value + "," + d.value : d.value;
+    } else if (d.set !== undefined) {
+      document.getElementById(d.set).value = d.value;
+      btn.parentElement.querySelectorAll("button").forEach((b) => b.classList.toggle("on", b === btn));
     } else if (d.clear !== undefined) {
       document.getElementById(d.clear).value = "";
     } else if (d.undo !== undefined) {
@@ -154,6 +157,17 @@
     latestTimer = setTimeout(() => el.classList.remove("fresh"), LATEST_BIG_MS);
   }
 
+  // Pad parts marked data-open-when="<awaiting> ...": opened and moved
+  // first while the game waits for them (the Cheat reveal after a challenge).
+  function showNeeded(snap) {
+    const awaiting = snap.view && snap.view.state ? snap.view.state.awaiting : null;
+    document.querySelectorAll("[data-open-when]").forEach((el) => {
+      const now = !!awaiting && el.dataset.openWhen.split(" ").includes(awaiting);
+      el.classList.toggle("now", now);
+      if (el.tagName === "DETAILS" && now) el.open = true;
+    });
+  }
+
   if (body.dataset.page === "table") {
     const live = document.getElementById("live");
     const shown = body.dataset.gameId || "";
@@ -165,6 +179,7 @@
       document.getElementById("log").innerHTML = snap.log_html;
       document.getElementById("health").innerHTML = healthHtml(snap.health || []);
       showLatest(snap.latest);
+      showNeeded(snap);
       setTurn(snap);
       live.dataset.seq = snap.seq;
       live.textContent = "live";
