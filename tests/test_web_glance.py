@@ -69,7 +69,7 @@ def test_health_says_speech_checking_is_off_and_the_buttons_are_the_page_s(app: 
     parts = {h["part"]: h for h in health(control_of(app))}
     assert list(parts) == ["microphone", "recognizer", "speaker", "buttons"]
     assert parts["recognizer"]["text"] == "speech checking off"
-    assert parts["buttons"]["state"] == "sim" and "this page" in parts["buttons"]["text"]
+    assert parts["buttons"]["state"] == "sim" and "the page's" in parts["buttons"]["text"]
     page = app.test_client().get("/").get_data(as_text=True)
     assert 'id="health"' in page and "speech checking off" in page
 

@@ -124,6 +124,25 @@ class Control:
                         key=lambda e: (e["t"], e["type"] != "notice"), reverse=True)
         return merged[:LOG_LENGTH]
 
+    @staticmethod
+    def latest(entries: list[dict[str, Any]]) -> dict[str, Any] | None:
+        """The newest news for the top of the table: the rulings of the last
+        event (or the newest notice), as ``i`` (the newest entry's key),
+        ``type`` and ``text`` of the first of them (the headline: "Beth: wrong
+        number...") and ``more`` (the rest: "Beth takes 2 cards. New round...")."""
+        if not entries:
+            return None
+        top = entries[0]
+        batch = [top]
+        if top["type"] != "notice":
+            for entry in entries[1:]:
+                if entry["type"] == "notice" or entry["t"] != top["t"]:
+                    break
+                batch.append(entry)
+        batch.reverse()
+        return {"i": top["i"], "type": batch[0]["type"], "text": batch[0]["text"],
+                "more": " ".join(e["text"] for e in batch[1:])}
+
     def snapshot(self) -> dict[str, Any]:
         """Everything the table page shows, as JSON builtins: the table view,
         whose turn, who a tap stands for (``actor``), who is winning, the
@@ -138,7 +157,7 @@ class Control:
                 entries = self.entries(None)
                 return {"game": None, "game_id": None, "players": [], "view": None,
                         "leaders": [], "turn": None, "actor": None, "winner": None,
-                        "health": well, "latest": entries[0] if entries else None,
+                        "health": well, "latest": self.latest(entries),
                         "board": render_template("parts/no_game.html"),
                         "log_html": render_template("parts/log.html", log=entries)}
             view = table.view()
@@ -148,12 +167,12 @@ class Control:
             board = render_template(panel.board, view=view, state=view["state"],
                                     leaders=leaders, buttons=self.button_map())
             log_html = render_template("parts/log.html", log=log)
-        latest = next((e for e in log if e["text"]), None)
+        latest = self.latest(log)
         return {"game": table.game.name, "game_id": table.game_id,
                 "players": view["players"], "view": view, "leaders": leaders,
                 "turn": panel.current_player(view), "actor": self.acting_player(table, panel),
                 "winner": view["winner"], "health": well,
-                "latest": {k: latest[k] for k in ("i", "type", "text")} if latest else None,
+                "latest": latest,
                 "board": board, "log_html": log_html}
 
     def games_on_offer(self) -> list[dict[str, Any]]:

@@ -145,14 +145,14 @@ def health(control: Control) -> list[dict[str, str]]:
     if speaker is not None and getattr(speaker, "available", False):
         out.append({"part": "speaker", "state": "ok", "text": "speaker on"})
     else:
-        out.append({"part": "speaker", "state": "off", "text": "no speaker: read the rulings here"})
+        out.append({"part": "speaker", "state": "off", "text": "no speaker"})
     board = getattr(live, "board", None)
     if board is None:
         out.append({"part": "buttons", "state": "sim",
-                    "text": "no buttons: use the buttons on this page"})
+                    "text": "no buttons: use the page's"})
     elif type(getattr(board, "factory", None)).__name__ == "MockFactory":
         out.append({"part": "buttons", "state": "sim",
-                    "text": "buttons simulated: use the buttons on this page"})
+                    "text": "buttons simulated: use the page's"})
     else:
         out.append({"part": "buttons", "state": "ok", "text": "buttons wired"})
     return out

@@ -23,7 +23,7 @@ def table() -> ResponseReturnValue:
     pressable = panel is not None and (panel.press is not None
                                        or callable(getattr(control.hub, "press", None)))
     return render_template("table.html", snap=snap, panel=panel, pin_ok=has_pin(),
-                           players=snap["players"] if pressable else [])
+                           players=snap["players"], pressable=pressable)
 
 
 @bp.get("/favicon.ico")

@@ -151,8 +151,9 @@
     const key = String(latest.i);
     if (el.dataset.i === key) return;
     el.dataset.i = key;
-    el.textContent = latest.text;
-    el.className = "latest-text fresh r-" + latest.type;
+    el.querySelector(".head").textContent = latest.text;
+    el.querySelector(".after").textContent = latest.more || "";
+    el.className = "latest-text fresh r-" + latest.type + (latest.text.length > 70 ? " long" : "");
     clearTimeout(latestTimer);
     latestTimer = setTimeout(() => el.classList.remove("fresh"), LATEST_BIG_MS);
   }
