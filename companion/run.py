@@ -125,7 +125,11 @@ def _run(*, port: int, host: str, pinout: Any, db: Path | None, microphone: str 
     hub = LiveHub(store, pack)
     if game is not None and players is not None:  # refused before any device opens
         hub.new_game(game, [p.strip() for p in players.split(",")], options)
-    speaker = open_speaker(pack, device=_device(speaker_device))
+    def speaker_warning(message: str) -> None:  # the terminal, and the page in words
+        click.echo(f"companion: warning: {message}", err=True)
+        hub.notice("The speaker is not working: rulings are shown on this page only.")
+
+    speaker = open_speaker(pack, device=_device(speaker_device), warn=speaker_warning)
 
     def tell(message: str, page: str) -> None:
         """``message`` on the terminal, ``page`` (the same news in players'
