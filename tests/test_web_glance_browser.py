@@ -72,7 +72,8 @@ def phone(browser: Browser, server: PageServer, width: int, path: str = "/") -> 
     context = browser.new_context(viewport={"width": width, "height": HEIGHT},
                                   device_scale_factor=1, is_mobile=True, has_touch=True)
     page = context.new_page()
-    page.goto(server.url.rstrip("/") + path)
+    response = page.goto(server.url.rstrip("/") + path)
+    assert response is not None and response.ok, (path, response and response.status)
     return page
 
 
