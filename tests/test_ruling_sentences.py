@@ -147,7 +147,7 @@ def test_a_mistake_is_said_short_and_shown_in_full() -> None:
     rulings = [Mistake(t=1.0, player="Abby", kind="wrong_number", expected=["one"],
                        heard=["five"]),
                Pile(t=1.0, player="Abby", cards=11), Round(t=1.0, starter="Abby")]
-    assert [s for s in spoken_lines(rulings, pack) if s] == ["Abby, wrong! five, not one."]
+    assert [s for s in spoken_lines(rulings, pack) if s] == ["Abby, wrong, five not one."]
     assert [sentence(r, pack, shown=True) for r in rulings] == [
         "Abby: wrong number. I heard five, it was one.", "Abby takes 11 cards.",
         "New round. Abby starts at one."]

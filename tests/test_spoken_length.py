@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from companion.games.cheat import ChallengeWon, Turn
 from companion.games.nasty7 import AccusationUnheard, Mistake, PenaltyCards, Pile, Round
 from companion.rulings import Ruling, Undone, Winner
 from companion.voice.pack import load_pack
@@ -55,8 +56,9 @@ EVENTS = {
     "even more nasty": [*mistake("wrong_number", ["two"], ["one"]),
                         PenaltyCards(t=1.0, player="Abby", cards=3)],
     "unheard call": [AccusationUnheard(t=1.0, player="Beth")],
-    "split pile": [Pile(t=1.0, player="Carter", cards=4), Pile(t=1.0, player="Debbie", cards=3),
-                   Round(t=1.0, starter="Debbie")],
+    "cheat challenge": [ChallengeWon(t=1.0, player="Beth", claimant="Abby", cards=["4", "6"],
+                                     rank="5", next="Beth"),
+                        Pile(t=1.0, player="Abby", cards=9), Turn(t=1.0, player="Beth")],
     "undo": [Undone(t=2.0, what="flip", at=1.0)],
     "winner": [Winner(t=1.0, player="Abby")],
 }

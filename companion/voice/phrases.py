@@ -109,28 +109,27 @@ def sentence(ruling: Ruling, pack: VoicePack, *, shown: bool = False,
     return ""
 
 
-def _names(ruling: Ruling) -> str | None:
-    for field in ("player", "starter", "claimant"):
-        value = getattr(ruling, field, None)
-        if isinstance(value, str):
-            return value
-    return None
+_NAMING = ("player", "starter", "claimant", "accused", "target")
+
+
+def _names(ruling: Ruling) -> list[str]:
+    return [v for f in _NAMING if isinstance(v := getattr(ruling, f, None), str)]
 
 
 def spoken_lines(rulings: Sequence[Ruling], pack: VoicePack, *,
                  undone: Mapping[str, Any] | None = None) -> list[str]:
     """What the companion says for the rulings of one event, one line per
-    ruling ("" for a ruling it does not say). A ruling about the player the
-    first ruling named uses the pack's ``.same`` form when there is one, so
-    "Abby, wrong! Five, not one." is not followed by "Abby takes 11 cards.
-    New round. Abby starts at one." (the page shows those)."""
-    first: str | None = None
+    ruling ("" for a ruling it does not say). A ruling whose player (or
+    starter) an earlier ruling of the event already named uses the pack's
+    ``.same`` form when there is one, so "Abby, wrong, five not one." is not
+    followed by "Abby takes 11 cards. New round. Abby starts at one." (the
+    page shows those)."""
+    named: set[str] = set()
     out = []
-    for i, ruling in enumerate(rulings):
-        name = _names(ruling)
-        same = i > 0 and name is not None and name == first
-        if first is None:
-            first = name
+    for ruling in rulings:
+        names = _names(ruling)
+        same = bool(names) and names[0] in named
+        named.update(names)
         out.append(sentence(ruling, pack, undone=undone, same=same))
     return out
 
