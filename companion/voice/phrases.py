@@ -12,6 +12,13 @@ and ``{<field>_<name>_or}`` the same with "or" before the last ("threes,
 fours or fives").
 A mapping is said as "name value" pairs ("Beth 1, Carter 2"), or "nobody"
 when empty.
+
+Two forms per ruling: ``[phrases]`` is what the companion says (short:
+under 3 s at the table's pace, ``bench/spoken.py``), ``[shown]`` what the
+page and the terminal write (the details); ``sentence(..., shown=True)``
+falls back to the spoken form. ``spoken_lines`` says one event's rulings,
+using ``<key>.same`` phrases for a player the event already named.
+``[undo]`` says an undone event in words (``undo_words``).
 """
 
 from __future__ import annotations
