@@ -227,14 +227,19 @@ def test_the_table_at_a_glance(browser: Browser, served: tuple[Hub, PageServer],
         page.screenshot(path=str(SCREENSHOTS / f"{game}-390.png"))
 
     # Undo: the toast says in words what was undone, and never covers Undo.
-    undo = page.locator("[data-undo]")
-    undo.click()
-    toast = page.locator("#msg")
-    expect(toast).to_contain_text("Undone: ")
-    words = toast.inner_text()
+    page.locator("[data-undo]").click()
+    # both boxes read in the same frame as the toast shows (it hides after a while)
+    seen = page.wait_for_function("""() => {
+        const m = document.getElementById('msg');
+        if (m.hidden || !m.textContent.startsWith('Undone: ')) return null;
+        const box = (e) => { const r = e.getBoundingClientRect();
+                             return {x: r.left, y: r.top, width: r.width, height: r.height}; };
+        return {text: m.textContent, toast: box(m),
+                undo: box(document.querySelector('[data-undo]'))};
+    }""").json_value()
+    words = seen["text"]
     assert not INTERNAL.search(words.replace("Undone: ", "")) and "the last move" not in words
-    toast_box, undo_box = toast.bounding_box(), undo.bounding_box()
-    assert toast_box and undo_box and not boxes_meet(toast_box, undo_box), (toast_box, undo_box)
+    assert not boxes_meet(seen["toast"], seen["undo"]), seen
     expect(page.locator("#log li").first).to_have_text(words)
 
     for path in ("/setup", "/games", "/settings"):

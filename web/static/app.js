@@ -18,7 +18,7 @@
     msg.hidden = false;
     msg.classList.toggle("ok", !!ok);
     clearTimeout(msgTimer);
-    msgTimer = setTimeout(() => { msg.hidden = true; }, ok ? 1500 : 4500);
+    msgTimer = setTimeout(() => { msg.hidden = true; }, ok ? 2500 : 4500);
   }
 
   // POST JSON; resolves to the reply's JSON, or null after showing the error.
