@@ -39,7 +39,8 @@ def _emit(rulings: list[Ruling] | Any, *, text: bool, speak: bool, pack: Any) ->
         speaker = open_speaker(pack)
     for ruling in rulings:
         if text:
-            line = sentence(ruling, pack)
+            # the written form of each ruling the companion would say
+            line = sentence(ruling, pack, shown=True) if sentence(ruling, pack) else ""
             if line:
                 click.echo(line)
         else:
@@ -156,7 +157,7 @@ def demo(quiet: bool) -> None:
     for event in parsed.events:
         click.echo(f"{event.t:6.1f}s  {describe(event)}")
         for ruling in match.apply(event):
-            line = sentence(ruling, pack) or describe(ruling)
+            line = sentence(ruling, pack, shown=True) or describe(ruling)
             click.echo(f"{'':8}-> {line}")
             if speaker is not None and sentence(ruling, pack):
                 speaker.say(sentence(ruling, pack))

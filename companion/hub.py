@@ -19,6 +19,7 @@ from __future__ import annotations
 import secrets
 import threading
 import time
+from collections import deque
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
@@ -32,6 +33,9 @@ from companion.voice.pack import VoicePack, load_pack
 
 HubListener = Callable[[Table, Event | None, list[Ruling]], None]
 """Called with the table, the event (None when a game starts) and its rulings."""
+
+NOTICES_KEPT = 20
+"""Notices the hub remembers for the page's log (the newest are kept)."""
 
 
 SEED_BITS = 31
@@ -62,7 +66,26 @@ class Hub:
         self.offset = 0.0
         self.table: Table | None = None
         self._listeners: list[HubListener] = []
+        self._notice_listeners: list[Callable[[], None]] = []
+        self.notices: deque[tuple[float, str]] = deque(maxlen=NOTICES_KEPT)
         self._lock = threading.Lock()
+
+    def notice(self, text: str, t: float | None = None) -> None:
+        """Tell the page what the terminal says (a press with no card tapped,
+        the microphone unplugged, speech checking off): kept in ``notices``
+        as ``(t, text)``, ``t`` in seconds on the table clock (``now()`` when
+        the hub has one, else ``time.monotonic()``), and every notice
+        listener is called."""
+        if t is None:
+            clock = getattr(self, "now", None)
+            t = float(clock()) if callable(clock) else time.monotonic()
+        self.notices.append((t, text))
+        for listener in list(self._notice_listeners):
+            listener()
+
+    def subscribe_notices(self, listener: Callable[[], None]) -> None:
+        """Call ``listener`` (no arguments) after every ``notice``."""
+        self._notice_listeners.append(listener)
 
     def subscribe(self, listener: HubListener) -> None:
         """Tell ``listener`` of every game started and every event applied."""

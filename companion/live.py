@@ -58,11 +58,11 @@ from companion.errors import EventError
 from companion.events import Event, Hearing, Tick
 from companion.hub import Hub
 from companion.presses import PendingFlip, press_events
-from companion.rulings import Ruling, Scores
+from companion.rulings import Ruling, Scores, Undone
 from companion.store import Store
 from companion.table import Table
 from companion.voice.pack import VoicePack
-from companion.voice.phrases import sentence
+from companion.voice.phrases import sentence, spoken_lines
 from companion.voice.speaker import Priority
 
 log = logging.getLogger(__name__)
@@ -570,11 +570,15 @@ class LiveTable:
             self.hub.pending_press = None
             if not self.speech_checking:
                 self._set_hearing(self.clock())
+        undone = None
         for ruling in rulings:
-            line = sentence(ruling, pack)
-            self.on_ruling(ruling, line)
-            if line and self.speaker is not None:
-                self.speaker.say(line, Priority.RULING)
+            if isinstance(ruling, Undone):
+                undone = table.logged_event(ruling.what, ruling.at)
+        spoken = spoken_lines(rulings, pack, undone=undone)
+        for ruling, said in zip(rulings, spoken, strict=True):
+            self.on_ruling(ruling, sentence(ruling, pack, shown=True, undone=undone))
+            if said and self.speaker is not None:
+                self.speaker.say(said, Priority.RULING)
             offender = getattr(ruling, "player", None)
             if ruling.type == "mistake" and isinstance(offender, str) and self.board:
                 seat = self._seat_of(offender)
@@ -601,7 +605,7 @@ class LiveTable:
                 and call.get("card") and call.get("card_from", "seen") == "seen":
             card = str(call.get("card", ""))
             words = self.hub.pack.phrases.get(f"card.{card}") or card.replace("_", " ")
-            self._announce(words)
+            self._announce(words, notice=False)
 
     def _set_hearing(self, now: float) -> None:
         """Log whether calls can be heard now (a ``hearing`` event), so the
@@ -624,9 +628,13 @@ class LiveTable:
             self._vocabulary = (words, items, early)
             listener.set_vocabulary(list(words), items, early=early)
 
-    def _announce(self, text: str) -> None:
+    def _announce(self, text: str, *, notice: bool = True) -> None:
+        """Say and print ``text``; a ``notice`` (device news, an ignored
+        press) is also kept for the page's log (``Hub.notice``)."""
         log.info("announce: %s", text)
         self.on_ruling(None, text)
+        if notice:
+            self.hub.notice(text, self.clock())
         if self.speaker is not None:
             self.speaker.say(text, Priority.NOTICE)
 

@@ -159,18 +159,30 @@ def _run(*, port: int, host: str, pinout: Any, db: Path | None, microphone: str 
     hub = LiveHub(store, pack)
     if game is not None and players is not None:  # refused before any device opens
         hub.new_game(game, [p.strip() for p in players.split(",")], options)
-    speaker = open_speaker(pack, device=_device(speaker_device))
+    def speaker_warning(message: str) -> None:  # the terminal, and the page in words
+        click.echo(f"companion: warning: {message}", err=True)
+        hub.notice("The speaker is not working: rulings are shown on this page only.")
+
+    speaker = open_speaker(pack, device=_device(speaker_device), warn=speaker_warning)
+
+    def tell(message: str, page: str) -> None:
+        """``message`` on the terminal, ``page`` (the same news in players'
+        words) in the page's log."""
+        _echo(message)
+        hub.notice(page)
 
     choice = choose_pin_factory()
     if choice.mock:
-        _echo(f"No GPIO: running on gpiozero's mock pins ({choice.reason}); "
-              "use the page's virtual buttons.")
+        tell(f"No GPIO: running on gpiozero's mock pins ({choice.reason}); "
+             "use the page's virtual buttons.",
+             "No buttons are wired: the buttons on this page stand in for them.")
     board = Board(pinout, choice.factory)
 
     mic = None
     listener_for = None
     if no_microphone:
-        _echo("Speech checking is off (--no-microphone).")
+        tell("Speech checking is off (--no-microphone).",
+             "Speech checking is off: calls are not checked by ear.")
     else:
         try:
             from companion.referee.recognizer import open_recognizer
@@ -179,7 +191,8 @@ def _run(*, port: int, host: str, pinout: Any, db: Path | None, microphone: str 
             engine = open_recognizer(recognizer, pack)
             mic = Microphone(_device(microphone))
             mic.open()
-            _echo(f"Listening on {mic.name!r} at {mic.rate} Hz with {type(engine).__name__}.")
+            tell(f"Listening on {mic.name!r} at {mic.rate} Hz with {type(engine).__name__}.",
+                 "Listening: calls are checked by ear.")
 
             levels = CallLevels()  # the callers' loudness outlives a reopened stream
 
@@ -188,7 +201,9 @@ def _run(*, port: int, host: str, pinout: Any, db: Path | None, microphone: str 
         except (AudioDeviceError, RecognizerError) as exc:
             mic, listener_for = None, None
             why = str(exc)
-            _echo(f"{why[:1].upper()}{why[1:]}: speech checking is off; the game goes on.")
+            tell(f"{why[:1].upper()}{why[1:]}: speech checking is off; the game goes on.",
+                 "The microphone could not be opened: speech checking is off; "
+                 "the game goes on.")
 
     def show(ruling: Any, line: str) -> None:
         if line:

@@ -114,6 +114,17 @@ class Table:
             listener(self, event, rulings)
         return rulings
 
+    def logged_event(self, kind: str, t: float) -> dict[str, Any] | None:
+        """The last logged event of type ``kind`` at time ``t`` (seconds on
+        the table clock), as its JSON object; None if the log has none. An
+        ``undone`` ruling names its event this way (``what``, ``at``), and
+        the page and the voice say it in words."""
+        found = None
+        for body in self.store.event_objects(self.game_id):
+            if body.get("type") == kind and body.get("t") == t:
+                found = body
+        return found
+
     @property
     def state(self) -> Any:
         """The current state (immutable; safe to read from any thread)."""

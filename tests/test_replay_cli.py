@@ -155,6 +155,6 @@ def test_demo_narrates_the_example_and_its_rulings() -> None:
     assert result.exit_code == 0, result.output
     lines = [line.strip() for line in result.output.splitlines()]
     assert "1.0s  Abby flips a racketeer." in lines
-    assert "-> call ok: player Carter, count 3" in lines
+    assert "-> Carter: right. The count is 3." in lines
     assert lines[-3:] == ["-> Abby: wrong number. I heard five, it was one.",
                           "-> Abby takes 11 cards.", "-> New round. Abby starts at one."]

@@ -88,7 +88,12 @@ def test_run_with_a_microphone_and_speaker_serves_the_page(tmp_path: Path) -> No
         port = int(re.search(r":(\d+)/", line).group(1))  # type: ignore[union-attr]
         with urllib.request.urlopen(f"http://127.0.0.1:{port}/", timeout=30) as response:
             assert response.status == 200
-            assert "<html" in response.read().decode().lower()
+            page = response.read().decode()
+            assert "<html" in page.lower()
+        # What the terminal said at start is in the page's log too, in players' words.
+        assert '<li class="ruling r-notice"' in page
+        assert "Listening: calls are checked by ear." in page
+        assert "No buttons are wired: the buttons on this page stand in for them." in page
     finally:
         out, err = _stop(proc)
         notify.close()

@@ -129,14 +129,14 @@ def test_setup_form_has_every_option_with_its_default(app: Flask) -> None:
         expected = defaults[top][sub] if sub else defaults[top]
         assert f.default == expected
     assert 'data-opt="hesitation" data-kind="float" value="3.0"' in html
-    assert "Default: 3.0." in html
+    assert "The rulebook says 3." in html  # plain help, the default in the box
 
 
 def test_past_games_page_lists_stored_games(hub: Hub, game: Phone
                                             ) -> None:
     client, _ = game
     html = client.get("/games").get_data(as_text=True)
-    assert "#1 nasty7" in html and "Abby, Beth, Carter, Debbie" in html
+    assert "#1 The Nasty 7" in html and "Abby, Beth, Carter, Debbie" in html
     rows = client.get("/api/games").get_json()
     assert rows[0]["players"] == PLAYERS and rows[0]["winner"] is None
 

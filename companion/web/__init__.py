@@ -80,6 +80,7 @@ def create_app(hub: Hub, *, pin: str | None = None,
     live = Broadcaster(control.snapshot, max_clients=int(app.config["SSE_MAX_CLIENTS"]),
                        keepalive=float(app.config["SSE_KEEPALIVE"]))
     hub.subscribe(live.hub_listener)
+    hub.subscribe_notices(live.hub_listener)
     app.extensions["companion.control"] = control
     app.extensions["companion.live"] = live
 

@@ -108,39 +108,87 @@ class Control:
         out = []
         for i, ruling in enumerate(rulings, start=start):
             data = ruling.to_dict()
-            text = sentence(ruling, self.hub.pack) or " ".join(
-                f"{k} {v}" for k, v in data.items() if k not in ("t", "type"))
+            undone = (table.logged_event(str(data["what"]), float(data["at"]))
+                      if ruling.type == "undone" else None)
+            text = sentence(ruling, self.hub.pack, shown=True, undone=undone)
             out.append({"i": i, "t": ruling.t, "type": ruling.type, "text": text, "data": data})
         out.reverse()
         return out
 
+    def notices(self, since: float | None = None) -> list[dict[str, Any]]:
+        """The hub's notices (what the terminal also prints), newest first,
+        as log entries (``type`` ``notice``); only those at or after
+        ``since`` (seconds on the table clock) when given."""
+        kept = list(getattr(self.hub, "notices", []))
+        out = [{"i": f"n{n}", "t": t, "type": "notice", "text": text, "data": {}}
+               for n, (t, text) in enumerate(kept) if since is None or t >= since]
+        out.reverse()
+        return out
+
+    def entries(self, table: Table | None) -> list[dict[str, Any]]:
+        """The page's log: rulings and notices, newest first (by table time;
+        a ruling before a notice of the same time)."""
+        rulings = self.log(table) if table is not None else []
+        merged = sorted([*rulings, *self.notices()],
+                        key=lambda e: (e["t"], e["type"] != "notice"), reverse=True)
+        return merged[:LOG_LENGTH]
+
+    @staticmethod
+    def latest(entries: list[dict[str, Any]]) -> dict[str, Any] | None:
+        """The newest news for the top of the table: the rulings of the last
+        event (or the newest notice), as ``i`` (the newest entry's key),
+        ``type`` and ``text`` of the first of them (the headline: "Beth: wrong
+        number...") and ``more`` (the rest: "Beth takes 2 cards. New round...")."""
+        if not entries:
+            return None
+        top = entries[0]
+        batch = [top]
+        if top["type"] != "notice":
+            for entry in entries[1:]:
+                if entry["type"] == "notice" or entry["t"] != top["t"]:
+                    break
+                batch.append(entry)
+        batch.reverse()
+        return {"i": top["i"], "type": batch[0]["type"], "text": batch[0]["text"],
+                "more": " ".join(e["text"] for e in batch[1:])}
+
     def snapshot(self) -> dict[str, Any]:
         """Everything the table page shows, as JSON builtins: the table view,
         whose turn, who a tap stands for (``actor``), who is winning, the
-        rendered ``board`` and ``log_html``, and for a running countdown
-        ``now`` and ``deadline`` (seconds on the table clock; ``deadline`` is
-        null when nothing is pending): the page counts ``deadline - now``
-        down itself, so no snapshot is sent while time merely passes."""
+        companion's ``health`` (``status.health``), the newest log entry
+        (``latest``), the rendered ``board`` and ``log_html``, and for a
+        running countdown ``now`` and ``deadline`` (seconds on the table
+        clock; ``deadline`` is null when nothing is pending): the page counts
+        ``deadline - now`` down itself, so no snapshot is sent while time
+        merely passes."""
+        from companion.web.status import health
+
         table = self.hub.table
         now = self.now()
         with self.app.app_context():
+            well = health(self)
             if table is None:
+                entries = self.entries(None)
                 return {"game": None, "game_id": None, "players": [], "view": None,
                         "leaders": [], "turn": None, "actor": None, "winner": None,
                         "now": now, "deadline": None,
-                        "board": render_template("parts/no_game.html"), "log_html": ""}
+                        "health": well, "latest": self.latest(entries),
+                        "board": render_template("parts/no_game.html"),
+                        "log_html": render_template("parts/log.html", log=entries)}
             view = table.view()
             panel = panel_for(table.game.name)
-            log = self.log(table)
+            log = self.entries(table)
             leaders = panel.leaders(view)
             board = render_template(panel.board, view=view, state=view["state"],
                                     leaders=leaders, buttons=self.button_map())
             log_html = render_template("parts/log.html", log=log)
+        latest = self.latest(log)
         return {"game": table.game.name, "game_id": table.game_id,
                 "players": view["players"], "view": view, "leaders": leaders,
                 "turn": panel.current_player(view), "actor": self.acting_player(table, panel),
                 "winner": view["winner"], "now": now,
                 "deadline": None if view["winner"] else view["deadline"],
+                "health": well, "latest": latest,
                 "board": board, "log_html": log_html}
 
     def games_on_offer(self) -> list[dict[str, Any]]:

@@ -29,6 +29,7 @@ from flask.typing import ResponseReturnValue
 from companion.errors import RequestError
 from companion.games.finger_guns import Choose, Discard, FingerGuns
 from companion.table import Table
+from companion.voice.phrases import sentence
 from companion.web import access
 from companion.web.control import current_control, json_body
 
@@ -107,7 +108,33 @@ def me() -> ResponseReturnValue:
     claimed = sorted(p for (gid, p) in _seats() if gid == table.game_id)
     view = game.private_view(table.state, player) if player else game.view(table.state)
     return jsonify({"game_id": table.game_id, "players": list(game.players), "seat": player,
-                    "claimed": claimed, "view": view})
+                    "claimed": claimed, "view": view,
+                    "last_round": last_round(table, player) if player else None})
+
+
+def last_round(table: Table, player: str) -> dict[str, Any] | None:
+    """What the last resolved round did to ``player`` and what they did, as
+    the page's sentences: ``{"round": n, "lines": [...]}`` (None before the
+    first round is resolved). A round is resolved by the lock of its second
+    step; its rulings run from there to the next countdown."""
+    rulings = list(table.rulings)
+    ends = [i for i, r in enumerate(rulings)
+            if r.type == "locked" and getattr(r, "step", 0) == 2]
+    if not ends:
+        return None
+    start = ends[-1]
+    pack = current_control().hub.pack
+    lines = []
+    for ruling in rulings[start + 1:]:
+        if ruling.type == "countdown":
+            break
+        data = ruling.to_dict()
+        named = [data.get("player"), data.get("target"), *data.get("players", [])]
+        if player in named or ruling.type in ("scores", "winner", "shared_win"):
+            text = sentence(ruling, pack, shown=True)
+            if text:
+                lines.append(text)
+    return {"round": getattr(rulings[start], "round", None), "lines": lines}
 
 
 @bp.post("/api/finger-guns/seat")
