@@ -41,6 +41,9 @@ WORDS: dict[str, dict[str, Words]] = {
                             "before it is too slow. The rulebook says 3."),
         "virtual_deck": Words("The companion deals", "No cards on the table: the companion "
                               "shuffles and says each card as it is flipped."),
+        "wait_for_tap": Words("Wait for the card on a phone", "With real cards: a button "
+                              "press waits for someone to tap the card's kind instead of "
+                              "the companion telling it from the call.", advanced=True),
         "composition.racketeer": _deck("Racketeer"),
         "composition.twin_racketeer": _deck("Twin racketeer"),
         "composition.phone": _deck("Phone"),
