@@ -128,6 +128,32 @@ def games(db: Path | None) -> None:
 
 
 @main.command()
+@click.option("--db", type=click.Path(dir_okay=False, path_type=Path),
+              help="The event log, whose folder is the state directory (default: "
+                   "$STATE_DIRECTORY, else the folder of $COMPANION_DB or "
+                   "~/.local/share/companion).")
+@click.option("--set", "new", default=None, metavar="DIGITS", help="Change the PIN to DIGITS.")
+@click.option("--new", "fresh", is_flag=True, help="Change the PIN to 4 random digits.")
+def pin(db: Path | None, new: str | None, fresh: bool) -> None:
+    """Show the table PIN, or change it (--set DIGITS, --new). A running table
+    takes the new PIN at once; phones then enter it again."""
+    import secrets
+
+    from companion.web.access import state_dir, stored_pin
+
+    if new is not None and fresh:
+        _fail("give --set or --new, not both")
+    if fresh:
+        new = "".join(secrets.choice("0123456789") for _ in range(4))
+    try:
+        click.echo(stored_pin(state_dir(db), new=new))
+    except ValueError as exc:  # StoreError is an OSError, not a ValueError
+        _fail(f"--set: {exc}")
+    except (CompanionError, OSError) as exc:
+        _fail(str(exc))
+
+
+@main.command()
 @click.option("--quiet", is_flag=True, help="Print only; do not speak.")
 def demo(quiet: bool) -> None:
     """Replay the shipped example game (the Nasty 7 rulebook example), spoken and printed."""

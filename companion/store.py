@@ -5,6 +5,8 @@ The file uses WAL journaling with ``synchronous=FULL``, so an event that
 ``append`` returned from survives a power cut. One ``Store`` may be shared by
 threads; writes are serialised by a lock.
 
+A new log file is created with mode 0600 (owner only).
+
 Default location: ``$COMPANION_DB``, else
 ``$XDG_DATA_HOME/companion/companion.sqlite3`` (``~/.local/share`` when unset).
 """
@@ -75,6 +77,9 @@ class Store:
         try:
             if str(self.path) != ":memory:":
                 self.path.parent.mkdir(parents=True, exist_ok=True)
+                # Created readable by its owner only; SQLite gives its -wal and
+                # -shm files the mode of the database file.
+                os.close(os.open(self.path, os.O_RDWR | os.O_CREAT, 0o600))
             self._db = sqlite3.connect(str(self.path), check_same_thread=False,
                                        isolation_level=None)
             self._db.execute("PRAGMA journal_mode=WAL")
@@ -119,6 +124,8 @@ class Store:
 
     def header(self, game_id: int) -> dict[str, Any]:
         """A stored game's header. Raises ``UnknownStoredGameError``."""
+        if not -2**63 <= game_id < 2**63:  # beyond SQLite's integers: no such game
+            raise UnknownStoredGameError(f"no stored game has id {game_id!r}"[:60])
         with self._lock:
             row = self._db.execute("SELECT header FROM games WHERE id = ?", (game_id,)).fetchone()
         if row is None:

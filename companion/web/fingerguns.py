@@ -23,7 +23,7 @@ import secrets
 import threading
 from typing import Any
 
-from flask import Blueprint, current_app, jsonify, render_template, request, session
+from flask import Blueprint, current_app, jsonify, render_template, session
 from flask.typing import ResponseReturnValue
 
 from companion.errors import RequestError
@@ -114,7 +114,7 @@ def me() -> ResponseReturnValue:
 @access.needs_pin
 def claim_seat() -> ResponseReturnValue:
     """``{"player"}``: this phone plays as ``player`` for the rest of the game."""
-    body = json_body(request.get_json(silent=True))
+    body = json_body(access.request_json())
     _only(body, {"player"})
     name = body.get("player")
     if not isinstance(name, str):
@@ -141,7 +141,7 @@ def claim_seat() -> ResponseReturnValue:
 @access.needs_pin
 def choose() -> ResponseReturnValue:
     """``{"target"?, "card"?}``: this phone's player's picks."""
-    body = json_body(request.get_json(silent=True))
+    body = json_body(access.request_json())
     _only(body, {"target", "card"})
     for key in ("target", "card"):
         if key in body and not isinstance(body[key], str):
@@ -157,7 +157,7 @@ def choose() -> ResponseReturnValue:
 @access.needs_pin
 def discard() -> ResponseReturnValue:
     """``{"cards": [ids]}``: the life cards this phone's player loses."""
-    body = json_body(request.get_json(silent=True))
+    body = json_body(access.request_json())
     _only(body, {"cards"})
     cards = body.get("cards")
     if not isinstance(cards, list) or not all(isinstance(c, str) for c in cards):
