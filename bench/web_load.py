@@ -73,7 +73,8 @@ def serve(port_out: Any, stop: Any, max_clients: int, db: str) -> None:
     from companion.web.server import start_server
 
     hub = Hub(Store(db))
-    hub.new_game("nasty7", PLAYERS)
+    # A deck of 474 cards (118 a player): enough for 360 flips without undo.
+    hub.new_game("nasty7", PLAYERS, {"composition": {"racketeer": 400}})
     app = create_app(hub, pin=PIN, test_config={"SSE_MAX_CLIENTS": max_clients})
     server = start_server(app, "127.0.0.1", 0)
     port_out.send(server.port)
@@ -249,8 +250,7 @@ class Phone:
     def tap(self, k: int, t: float, *, flips_only: bool = False) -> None:
         """Even ``k``: a flip by the player whose turn it is; odd: its undo (so
         stacks never run out however long the run). ``flips_only``: every
-        ``k`` a flip (each one after a silent flip is a hesitation, so the
-        piles go round and no stack runs out)."""
+        ``k`` a flip (the game's deck holds enough for 1000 of them)."""
         flip = flips_only or k % 2 == 0
         event = {"type": "flip", "card": "racketeer"} if flip else {"type": "undo"}
         self._do("POST", "/api/events", {**event, "t": t})

@@ -64,7 +64,7 @@ def replay(session: Path | None, game_id: int | None, db: Path | None, speak: bo
            text: bool, recognizer: str | None) -> None:
     """Replay a recorded SESSION (JSON Lines) or a stored game; print its rulings."""
     from companion.replay import replay as run
-    from companion.session import load_session, parse_header
+    from companion.session import load_session
     from companion.voice.pack import lexicon_for_header, load_pack
 
     if (session is None) == (game_id is None):
@@ -82,15 +82,13 @@ def replay(session: Path | None, game_id: int | None, db: Path | None, speak: bo
             parsed = load_session(session, lexicon_for=lexicon_for)
             header = {**parsed.game.header(), "voice": raw.get("voice", "en")}
         else:
-            from companion.session import Session
+            from companion.replay import stored_session
             from companion.store import Store
 
             assert game_id is not None
             store = Store(db)
             header = store.header(game_id)
-            game = parse_header(header, lexicon_for=lexicon_for_header)
-            events = [game.parse_event(o) for o in store.event_objects(game_id)]
-            parsed = Session(game=game, events=events, lines=list(range(1, len(events) + 1)))
+            parsed = stored_session(store, game_id, lexicon_for=lexicon_for_header)
         pack = load_pack(str(header.get("voice", "en")))
         on_audio = None
         if any(ev.type == "audio" for ev in parsed.events):
@@ -99,7 +97,7 @@ def replay(session: Path | None, game_id: int | None, db: Path | None, speak: bo
             on_audio = audio_handler(recognizer, pack)
         _emit(run(parsed, on_audio=on_audio), text=text, speak=speak, pack=pack)
     except SessionError as exc:
-        _fail(f"{session}: {exc}")
+        _fail(f"{session if session is not None else f'game {game_id}'}: {exc}")
     except (CompanionError, OSError) as exc:
         _fail(str(exc))
 
