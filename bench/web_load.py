@@ -108,7 +108,8 @@ class Attacker(threading.Thread):
 
     Keeps trying to hold ``ATTACK_IDLE`` idle sockets, ``ATTACK_TRICKLE``
     trickling ones and ``ATTACK_DEAF`` unread streams, reopening each one the
-    server closes (at most 50 new connections a second in all)."""
+    server closes (at most 30 new idle, 10 trickling and 10 deaf connections
+    a second)."""
 
     def __init__(self, port: int) -> None:
         super().__init__(daemon=True)
@@ -136,11 +137,13 @@ class Attacker(threading.Thread):
         request = b"GET /api/state HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: " + b"a" * 4000
         wanted = {"idle": ATTACK_IDLE, "trickle": ATTACK_TRICKLE, "deaf": ATTACK_DEAF}
         held: dict[str, list[list[Any]]] = {k: [] for k in wanted}  # [sock, next byte, due]
-        budget = 0.0
+        rate = {"idle": 30.0, "trickle": 10.0, "deaf": 10.0}  # new connections a second
+        budgets = dict.fromkeys(rate, 0.0)
         last = time.monotonic()
         while not self.stop.wait(0.1):
             now = time.monotonic()
-            budget = min(50.0, budget + 50 * (now - last))
+            for kind in rate:
+                budgets[kind] = min(rate[kind], budgets[kind] + rate[kind] * (now - last))
             last = now
             for kind, entries in held.items():
                 for entry in list(entries):
@@ -169,8 +172,8 @@ class Attacker(threading.Thread):
                         self.closed_by_server += 1
                         sock.close()
                         entries.remove(entry)
-                while len(entries) < wanted[kind] and budget >= 1:
-                    budget -= 1
+                while len(entries) < wanted[kind] and budgets[kind] >= 1:
+                    budgets[kind] -= 1
                     sock = self._open(kind)
                     if sock is None:
                         break

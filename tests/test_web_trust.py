@@ -206,3 +206,36 @@ def test_companion_pin_shows_and_changes_the_pin_the_page_uses(tmp_path: Path) -
                         env={"STATE_DIRECTORY": ""})
     assert bad.exit_code == 2 and "4 to 12 digits" in bad.stderr
     assert (tmp_path / "state" / "table_pin").read_text() == "97531"
+
+
+def test_face_down_card_ids_do_not_give_away_the_card(hub: Hub, app: Flask) -> None:
+    # Before issue 20 a face-down card's id was its place in the deal ("Beth-5"),
+    # and the deal is the public `cards` list, so the id named the card.
+    client, headers = phone_of(app)
+    cards = ["A1", "A2", "A3", "S1", "S2", "A4"]
+    seen = []
+    for _ in range(2):
+        reply = client.post("/api/games", json={
+            "game": "finger_guns", "players": ["Abby", "Beth", "Carter"],
+            "options": {"flipping_fingers": True, "cards": cards}}, headers=headers)
+        assert reply.status_code == 201
+        view = client.get("/api/state").get_json()["view"]["state"]
+        beth = next(p for p in view["players"] if p["name"] == "Beth")
+        down = [c["id"] for c in beth["cards"] if c["code"] == "?"]
+        assert len(down) == 3
+        assert not {f"Beth-{i}" for i in range(1, 7)} & set(down)
+        assert down == sorted(down)  # listed by id, not in the order dealt
+        seen.append(down)
+    assert seen[0] != seen[1]  # drawn afresh for every game
+
+
+def test_face_down_ids_come_from_the_stored_seed() -> None:
+    from companion.games import make_game
+    from companion.games.base import Match
+
+    options = {"flipping_fingers": True, "face_down_seed": 7}
+    one = Match(make_game("finger_guns", ["Abby", "Beth"], options)).state
+    two = Match(make_game("finger_guns", ["Abby", "Beth"], options)).state
+    assert one == two  # a replay of the log deals the same ids
+    old = Match(make_game("finger_guns", ["Abby", "Beth"], {"flipping_fingers": True})).state
+    assert [c.id for c in old.lives[0]][-1] == "Abby-6"  # logs without a seed read as before

@@ -21,6 +21,7 @@ with ``getattr`` so the page runs without them):
 
 from __future__ import annotations
 
+import secrets
 import threading
 import time
 from collections.abc import Mapping
@@ -181,6 +182,10 @@ class Control:
         if unknown:
             name = sorted(unknown)[0]
             raise RequestError(f"unknown field {short(name)}", field=name)
+        if "face_down_seed" in getattr(game_class(game).options_type, "__struct_fields__", ()) \
+                and "face_down_seed" not in options:
+            # Face-down card ids drawn from the OS's randomness (finger_guns.py).
+            options = {**options, "face_down_seed": secrets.randbelow(2**62)}
         with self._lock:
             table = self.hub.new_game(game, names, options)
             self.buttons = mapping
