@@ -80,7 +80,8 @@ def serve(port_out: Any, stop: Any, max_clients: int, db: str) -> None:
     port_out.send(server.port)
     stop.wait(900)
     port_out.send({"refused": getattr(server.server, "refused_connections", None),
-                   "dropped": getattr(server.server, "dropped_connections", None)})
+                   "dropped": getattr(server.server, "dropped_connections", None),
+                   "stalled": getattr(server.server, "stalled_connections", None)})
     server.stop()
 
 
@@ -406,7 +407,8 @@ def main() -> None:
               f"by the server: {attacker.closed_by_server}; at most held at once: "
               f"{attacker.held_max}; connects that failed: {attacker.failed}. Server's "
               f"counters: refused over the per-address bound {counters.get('refused')}, "
-              f"dropped by the request or send deadline {counters.get('dropped')}.")
+              f"dropped by the request deadline (10 s) {counters.get('dropped')}, dropped by "
+              f"the send deadline (30 s) {counters.get('stalled')}.")
     sys.stdout.flush()
 
 

@@ -35,6 +35,7 @@ The live streams keep their own bound (``SSE_MAX_CLIENTS``, 40).
 from __future__ import annotations
 
 import contextlib
+import functools
 import logging
 import socket
 import threading
@@ -74,6 +75,13 @@ class GuardedChannel(HTTPChannel):
         return bool(result)
 
 
+def _close(channel: HTTPChannel) -> None:
+    """Close ``channel`` (on the server's loop, from its trigger) unless it is
+    closed already; wakes a stream thread waiting to write."""
+    if channel.socket is not None and channel._fileno is not None:
+        channel.handle_close()
+
+
 class GuardedServer(TcpWSGIServer):
     """waitress's TCP server with the guards of the module docstring.
     ``guards``: ``per_address``, ``request_timeout``, ``send_timeout``."""
@@ -85,7 +93,9 @@ class GuardedServer(TcpWSGIServer):
         self.refused_connections = 0
         """Connections closed at once for being over ``per_address``."""
         self.dropped_connections = 0
-        """Connections dropped by ``request_timeout`` or ``send_timeout``."""
+        """Connections dropped by ``request_timeout`` (a request too slow to arrive)."""
+        self.stalled_connections = 0
+        """Connections dropped by ``send_timeout`` (a client that takes nothing)."""
         super().__init__(application, **kw)
 
     def handle_accept(self) -> None:
@@ -108,9 +118,14 @@ class GuardedServer(TcpWSGIServer):
             # last_activity: the last byte received or sent (a running
             # request is not read from, so only sending moves it then).
             if channel.total_outbufs_len and now - channel.last_activity > \
-                    self.guards["send_timeout"]:
-                self.dropped_connections += 1
-                channel.handle_close()  # wakes a stream waiting to write
+                    self.guards["send_timeout"] and not channel.will_close:
+                # Closed from the loop's trigger, never from here: maintenance
+                # runs while the loop builds its select lists, and a socket
+                # closed then would be a bad descriptor in the select. A stuck
+                # socket never turns writable, so will_close alone would wait.
+                self.stalled_connections += 1
+                channel.will_close = True
+                self.trigger.pull_trigger(functools.partial(_close, channel))
                 continue
             started = channel.partial_since
             if started is not None and now - started > self.guards["request_timeout"]:
