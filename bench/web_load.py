@@ -27,7 +27,8 @@ sockets from one address, ``ATTACK_TRICKLE`` sockets trickling one byte of
 a request every 10 s, and ``ATTACK_DEAF`` streams whose client never reads,
 each reopened as soon as the server drops it. Each stream and the phone
 connect from an address of their own (127.0.1.x), as phones on the table's
-Wi-Fi do, so the page's bound per address applies to the attacker only.
+Wi-Fi do (the page bounds streams and connections per address), so those
+bounds apply to the attacker only.
 
     python bench/web_load.py --duration 180 --gap 0.5 --clients 20 --attack --flips-only
 """
@@ -370,7 +371,7 @@ def main() -> None:
                 time.sleep(3)  # let the attack reach its hold before the streams connect
             for n in args.clients:
                 rows.append(run(port, n, args.events, args.gap, base, server_pid=child.pid,
-                                flips_only=args.flips_only, spread=args.attack))
+                                flips_only=args.flips_only, spread=True))
                 base += args.events + 10
         finally:
             if attacker is not None:
@@ -383,7 +384,7 @@ def main() -> None:
     print("# Control page: live-update latency under load\n")
     print(f"Machine: {machine()}.\n")
     where = ("each stream and the phone from a loopback address of its own (127.0.1.x, "
-             "127.0.2.1)" if args.attack else "all on 127.0.0.1")
+             "127.0.2.1), as phones on the table's Wi-Fi")
     what = ("Nasty 7 flips, one after another" if args.flips_only
             else "Nasty 7 flips, each followed by its undo")
     print("Server (hub, Flask app, waitress with its production limits) in one process; the "

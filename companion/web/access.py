@@ -273,7 +273,7 @@ def init_app(app: Flask) -> None:
 
     @app.errorhandler(SecurityError)
     def bad_host(exc: SecurityError) -> ResponseReturnValue:
-        return error_body(f"Host {request.headers.get('Host', '')!r} is not this table",
+        return error_body(f"Host {jsonin.short(request.headers.get('Host', ''))} is not this table",
                           "Host", 400)
 
     @app.errorhandler(CSRFError)

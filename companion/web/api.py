@@ -142,11 +142,11 @@ def change_settings() -> ResponseReturnValue:
     unknown = set(body) - {"input_device"}
     if unknown:
         name = sorted(unknown)[0]
-        raise RequestError(f"unknown setting {name!r}", field=name)
+        raise RequestError(f"unknown setting {short(name)}", field=name)
     if "input_device" in body:
         device = body["input_device"]
         if not isinstance(device, int) or isinstance(device, bool) or device < 0:
-            raise RequestError(f"input_device must be a device index, not {device!r}",
+            raise RequestError(f"input_device must be a device index, not {short(device)}",
                                field="input_device")
         known = {d["index"] for d in device_status(control) if d["inputs"] > 0}
         if device not in known:

@@ -28,6 +28,7 @@ from flask.typing import ResponseReturnValue
 
 from companion.errors import RequestError
 from companion.games.finger_guns import Choose, Discard, FingerGuns
+from companion.jsonin import short
 from companion.table import Table
 from companion.web import access
 from companion.web.control import current_control, json_body
@@ -87,7 +88,7 @@ def _t(table: Table) -> float:
 def _only(body: dict[str, Any], allowed: set[str]) -> None:
     unknown = sorted(set(body) - allowed)
     if unknown:
-        raise RequestError(f"unknown field {unknown[0]!r}", field=unknown[0])
+        raise RequestError(f"unknown field {short(unknown[0])}", field=unknown[0])
 
 
 @bp.get("/finger-guns")
@@ -145,7 +146,7 @@ def choose() -> ResponseReturnValue:
     _only(body, {"target", "card"})
     for key in ("target", "card"):
         if key in body and not isinstance(body[key], str):
-            raise RequestError(f"{key} must be a string, not {body[key]!r}", field=key)
+            raise RequestError(f"{key} must be a string, not {short(body[key])}", field=key)
     table, game, player = _seated()
     event = Choose(t=_t(table), player=player, target=body.get("target"),
                    card=body.get("card"))
