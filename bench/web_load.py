@@ -105,6 +105,32 @@ def open_from(port: int, source: str, *, rcvbuf: int | None = None) -> socket.so
     return sock
 
 
+class Probe(threading.Thread):
+    """A newcomer's phone: every second a fresh connection (from 127.0.3.1)
+    asks for ``/api/state`` with a 5 s timeout; ``answers`` holds (answered
+    with 200, milliseconds) per try."""
+
+    def __init__(self, port: int) -> None:
+        super().__init__(daemon=True)
+        self.port = port
+        self.stop = threading.Event()
+        self.answers: list[tuple[bool, float]] = []
+
+    def run(self) -> None:
+        while not self.stop.wait(1.0):
+            start = time.monotonic()
+            conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=5,
+                                              source_address=("127.0.3.1", 0))
+            try:
+                conn.request("GET", "/api/state")
+                ok = conn.getresponse().status == 200
+            except OSError:
+                ok = False
+            finally:
+                conn.close()
+            self.answers.append((ok, (time.monotonic() - start) * 1000))
+
+
 class Attacker(threading.Thread):
     """The slow-client attack of issue 20, from 127.0.0.2-4, until ``stop``.
 
@@ -269,14 +295,22 @@ def run(port: int, clients: int, events: int, gap: float, base_t: float, *,
         spread: bool = False) -> dict[str, Any]:
     """One measurement with ``clients`` streams; returns the figures.
     ``spread``: each stream and the phone connect from an address of their own."""
-    watchers = [Watcher(port, f"127.0.1.{i + 1}" if spread else "127.0.0.1")
-                for i in range(clients)]
+    watchers = []
+    refused = 0
+    for i in range(clients):
+        try:
+            watchers.append(Watcher(port, f"127.0.1.{i + 1}" if spread else "127.0.0.1"))
+        except (OSError, RuntimeError) as exc:  # the page is down: counted, not fatal
+            refused += 1
+            print(f"stream {i}: {exc}", file=sys.stderr)
+    probe = Probe(port)
+    probe.start()
     for w in watchers:
         w.start()
     for w in watchers:
         w.ready.wait(10)
     rss_start = rss_mb(server_pid) if server_pid else float("nan")
-    phone = Phone(port, "127.0.2.1" if spread else "127.0.0.1")
+    phone: Phone | None = None
     sent: dict[float, float] = {}
     posts = []
     failed = 0
@@ -285,29 +319,39 @@ def run(port: int, clients: int, events: int, gap: float, base_t: float, *,
         t = base_t + k
         start = time.monotonic()
         try:
+            if phone is None:
+                phone = Phone(port, "127.0.2.1" if spread else "127.0.0.1")
             phone.tap(k, t, flips_only=flips_only)
             posts.append(time.monotonic() - start)
             sent[t] = start
         except (OSError, RuntimeError) as exc:
             failed += 1
             print(f"event {k}: {exc}", file=sys.stderr)
-            phone = Phone(port, "127.0.2.1" if spread else "127.0.0.1")
+            phone = None  # a new connection (and session) for the next event
         time.sleep(max(0.0, began + (k + 1) * gap - time.monotonic()))
     deadline = time.monotonic() + 10
     while time.monotonic() < deadline and not all(
             all(t in w.arrivals for t in sent) for w in watchers):
         time.sleep(0.05)
+    probe.stop.set()
+    probe.join(10)
     latencies = [w.arrivals[t] - s for w in watchers for t, s in sent.items() if t in w.arrivals]
     for w in watchers:
         w.close()
-    phone.conn.close()
+    if phone is not None:
+        phone.conn.close()
     latencies.sort()
     ms = [x * 1000 for x in latencies]
     return {
         "rss_start": rss_start, "rss_end": rss_mb(server_pid) if server_pid else float("nan"),
         "failed_posts": failed, "seconds": time.monotonic() - began,
+        "streams_refused": refused, "probes": len(probe.answers),
+        "probes_ok": sum(1 for ok, _ in probe.answers if ok),
+        "probe_p95": (sorted(ms for ok, ms in probe.answers if ok) or [float("nan")])[
+            int(0.95 * (sum(1 for ok, _ in probe.answers if ok) - 1))]
+        if any(ok for ok, _ in probe.answers) else float("nan"),
         "post_p95": sorted(posts)[int(0.95 * (len(posts) - 1))] * 1000 if posts else float("nan"),
-        "clients": clients, "events": events, "expected": clients * (events - failed),
+        "clients": clients, "events": events, "expected": clients * events,
         "delivered": len(ms),
         "median": statistics.median(ms) if ms else float("nan"),
         "p95": ms[int(0.95 * (len(ms) - 1))] if ms else float("nan"),
@@ -394,12 +438,15 @@ def main() -> None:
           "process's resident memory once the streams are connected and after the last "
           "event.\n")
     print("| streams | seconds | deliveries | median ms | p95 ms | max ms | POST median ms | "
-          "POST p95 ms | failed POSTs | server RSS start MiB | server RSS end MiB |")
-    print("| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+          "POST p95 ms | failed POSTs | streams refused | newcomer GETs answered | "
+          "newcomer p95 ms | server RSS start MiB | server RSS end MiB |")
+    print("| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: "
+          "| ---: | ---: |")
     for r in rows:
         print(f"| {r['clients']} | {r['seconds']:.0f} | {r['delivered']}/{r['expected']} | "
               f"{r['median']:.1f} | {r['p95']:.1f} | {r['max']:.1f} | {r['post_median']:.1f} | "
-              f"{r['post_p95']:.1f} | {r['failed_posts']} | {r['rss_start']:.1f} | "
+              f"{r['post_p95']:.1f} | {r['failed_posts']} | {r['streams_refused']} | "
+              f"{r['probes_ok']}/{r['probes']} | {r['probe_p95']:.1f} | {r['rss_start']:.1f} | "
               f"{r['rss_end']:.1f} |")
     if attacker is not None:
         print(f"\nAttack beside it (127.0.0.2-4): {ATTACK_IDLE} idle sockets, {ATTACK_TRICKLE} "
