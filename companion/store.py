@@ -13,6 +13,7 @@ Default location: ``$COMPANION_DB``, else
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sqlite3
 import threading
@@ -79,7 +80,8 @@ class Store:
                 self.path.parent.mkdir(parents=True, exist_ok=True)
                 # Created readable by its owner only; SQLite gives its -wal and
                 # -shm files the mode of the database file.
-                os.close(os.open(self.path, os.O_RDWR | os.O_CREAT, 0o600))
+                with contextlib.suppress(FileExistsError):  # an existing log keeps its mode
+                    os.close(os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
             self._db = sqlite3.connect(str(self.path), check_same_thread=False,
                                        isolation_level=None)
             self._db.execute("PRAGMA journal_mode=WAL")

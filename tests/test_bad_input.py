@@ -86,7 +86,7 @@ WEB_CASES: list[tuple[str, str, str]] = [
     ("/api/games", game({"composition": {"gun": 10**9}, "virtual_deck": True}),
      "options.composition"),
     ("/api/games", game({"composition": {"racketeer": 10**12}}), "options.composition"),
-    ("/api/games", game({"hesitation": 1e400}), "options.hesitation"),
+    ("/api/games", game({"hesitation": 1.5}).replace("1.5", "1e400"), "options.hesitation"),
     ("/api/games", '{"game": "nasty7", "players": ["A", "B"], '
                    '"options": {"hesitation": Infinity}}', "body"),
     ("/api/games", game({"seed": 10**39}), "options.seed"),
@@ -172,7 +172,7 @@ def session_bytes(tmp_path: Path, case: str) -> tuple[bytes, int, str | None]:
     options = {"composition": ({"racketeer": 10**7}, "options.composition"),
                "deck 10^12": ({"racketeer": 10**12, "virtual_deck": True},
                               "options.composition"),
-               "inf": ({"hesitation": 1e400}, "options.hesitation"),
+               "inf": ({"hesitation": 1.5}, "options.hesitation"),
                "seed": ({"seed": 10**39}, "options.seed")}
     if case in options:
         value, field = options[case]
@@ -180,7 +180,7 @@ def session_bytes(tmp_path: Path, case: str) -> tuple[bytes, int, str | None]:
             value = {"composition": value}
         if case == "deck 10^12":
             value = {"composition": {"racketeer": 10**12}, "virtual_deck": True}
-        text = json.dumps({**HEADER, "options": value})
+        text = json.dumps({**HEADER, "options": value}).replace("1.5", "1e400")
         return text.encode() + b'\n{"t": 0.0, "type": "flip", "player": "Abby"}\n', 1, field
     if case == "long name":
         text = json.dumps({"game": "nasty7", "players": ["A" * 20_000, "Beth"]})
