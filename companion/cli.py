@@ -66,7 +66,7 @@ def replay(session: Path | None, game_id: int | None, db: Path | None, speak: bo
            text: bool, recognizer: str | None) -> None:
     """Replay a recorded SESSION (JSON Lines) or a stored game; print its rulings."""
     from companion.replay import replay as run
-    from companion.session import load_session, parse_header
+    from companion.session import load_session
     from companion.voice.pack import lexicon_for_header, load_pack
 
     if (session is None) == (game_id is None):
@@ -84,15 +84,13 @@ def replay(session: Path | None, game_id: int | None, db: Path | None, speak: bo
             parsed = load_session(session, lexicon_for=lexicon_for)
             header = {**parsed.game.header(), "voice": raw.get("voice", "en")}
         else:
-            from companion.session import Session
+            from companion.replay import stored_session
             from companion.store import Store
 
             assert game_id is not None
             store = Store(db)
             header = store.header(game_id)
-            game = parse_header(header, lexicon_for=lexicon_for_header)
-            events = [game.parse_event(o) for o in store.event_objects(game_id)]
-            parsed = Session(game=game, events=events, lines=list(range(1, len(events) + 1)))
+            parsed = stored_session(store, game_id, lexicon_for=lexicon_for_header)
         pack = load_pack(str(header.get("voice", "en")))
         on_audio = None
         if any(ev.type == "audio" for ev in parsed.events):
@@ -101,7 +99,7 @@ def replay(session: Path | None, game_id: int | None, db: Path | None, speak: bo
             on_audio = audio_handler(recognizer, pack)
         _emit(run(parsed, on_audio=on_audio), text=text, speak=speak, pack=pack)
     except SessionError as exc:
-        _fail(f"{session}: {exc}")
+        _fail(f"{session if session is not None else f'game {game_id}'}: {exc}")
     except (CompanionError, OSError) as exc:
         _fail(str(exc))
 
@@ -127,6 +125,32 @@ def games(db: Path | None) -> None:
         winner = f"winner {row.winner}" if row.winner else "in play"
         click.echo(f"{row.id:>4}  {when}  {row.game:<13} {', '.join(row.players)}  "
                    f"({row.events} events, {winner})")
+
+
+@main.command()
+@click.option("--db", type=click.Path(dir_okay=False, path_type=Path),
+              help="The event log, whose folder is the state directory (default: "
+                   "$STATE_DIRECTORY, else the folder of $COMPANION_DB or "
+                   "~/.local/share/companion).")
+@click.option("--set", "new", default=None, metavar="DIGITS", help="Change the PIN to DIGITS.")
+@click.option("--new", "fresh", is_flag=True, help="Change the PIN to 4 random digits.")
+def pin(db: Path | None, new: str | None, fresh: bool) -> None:
+    """Show the table PIN, or change it (--set DIGITS, --new). A running table
+    takes the new PIN at once; phones then enter it again."""
+    import secrets
+
+    from companion.web.access import state_dir, stored_pin
+
+    if new is not None and fresh:
+        _fail("give --set or --new, not both")
+    if fresh:
+        new = "".join(secrets.choice("0123456789") for _ in range(4))
+    try:
+        click.echo(stored_pin(state_dir(db), new=new))
+    except ValueError as exc:  # StoreError is an OSError, not a ValueError
+        _fail(f"--set: {exc}")
+    except (CompanionError, OSError) as exc:
+        _fail(str(exc))
 
 
 @main.command()

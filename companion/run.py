@@ -64,7 +64,9 @@ def _echo(message: str) -> None:
 @click.option("--game", default=None, help="Start this game at once (else set it up on the page).")
 @click.option("--players", default=None, help="Comma-separated players for --game, in seat order.")
 @click.option("--options", "options_json", default=None, help="Game options for --game, as JSON.")
-@click.option("--pin", default=None, help="The table PIN (default: 4 random digits).")
+@click.option("--pin", default=None,
+              help="The table PIN for this run (default: the one kept in the state "
+                   "directory; see companion pin).")
 def run_command(port: int, host: str, pinout_path: Path | None, db: Path | None,
                 microphone: str | None, speaker_device: str | None, recognizer: str | None,
                 no_microphone: bool, game: str | None, players: str | None,
@@ -223,13 +225,19 @@ def _run(*, port: int, host: str, pinout: Any, db: Path | None, microphone: str 
                                 leds=all_leds)
 
     from companion.web import create_app
+    from companion.web.access import state_dir
     from companion.web.server import start_server
 
-    app = create_app(hub, pin=pin)
+    state = state_dir(store.path)
+    app = create_app(hub, pin=pin, state=state)
     page = start_server(app, host=host, port=port)
     table_pin = str(app.config["TABLE_PIN"])
     address = lan_address() if host in ("0.0.0.0", "") else host
-    _echo(f"Control page: http://{address}:{page.port}/  table PIN {table_pin}")
+    # The kept PIN is not written to the journal: it is spoken, and
+    # `companion pin` shows it. A PIN given with --pin, or a terminal, shows it.
+    shown = table_pin if pin is not None or sys.stdout.isatty() else (
+        f"kept in {state / 'table_pin'} (companion pin shows it)")
+    _echo(f"Control page: http://{address}:{page.port}/  table PIN {shown}")
     speaker.say(f"The control page is at {address.replace('.', ' dot ')}, port {page.port}. "
                 f"The table PIN is {_say_digits(table_pin)}.", Priority.CHATTER)
 

@@ -39,9 +39,13 @@ def shipped_unit() -> str:
 
 def render_unit(executable: Path, *, port: int = 8080) -> str:
     """The unit with ``ExecStart`` running ``executable`` (the ``companion``
-    script) and the page on ``port``."""
+    script) and the page on ``port``; ``ProtectHome=read-only`` instead of
+    ``yes`` when that script lives in a home directory."""
     text = shipped_unit().replace(f"{SHIPPED_EXEC} run --port 8080",
                                   f"{executable} run --port {port}")
+    if str(executable.resolve()).startswith(("/home/", "/root/")):
+        # A checkout in a home directory must stay readable to the service.
+        text = text.replace("ProtectHome=yes", "ProtectHome=read-only")
     docs = executable.resolve().parent.parent.parent / "docs" / "live-table.md"
     if docs.exists():
         text = text.replace(SHIPPED_DOCS, f"file://{docs}")

@@ -17,6 +17,7 @@ import pytest
 from flask import Flask
 from flask.testing import FlaskClient
 
+from companion.events import Say
 from companion.games import available_games, game_class
 from companion.games.nasty7 import Nasty7Options
 from companion.hub import Hub
@@ -103,11 +104,12 @@ def test_state_shows_the_table(hub: Hub, game: Phone) -> None:
     assert state["leaders"] == ["Abby"]
 
 
-def test_table_page_renders_board_pad_buttons_and_log(game: Phone
+def test_table_page_renders_board_pad_buttons_and_log(hub: Hub, game: Phone
                                                       ) -> None:
     client, headers = game
     client.post("/api/events", json={"type": "flip", "card": "gun"}, headers=headers)
-    client.post("/api/events", json={"type": "say", "text": "one"}, headers=headers)
+    assert hub.table is not None  # the ear hears the call (the page may not post words)
+    hub.submit(Say(t=hub.table.match.clock + 0.5, text="one"))
     html = client.get("/").get_data(as_text=True)
     for name in PLAYERS:
         assert f'data-press="{name}"' in html
@@ -276,8 +278,7 @@ def test_cheat_fix_a_misheard_claim_before_the_reveal(hub: Hub, player: Phone) -
     client, headers = player
     html, t = start_cheat(hub, player)
     assert 'data-event=\'{"type":"fix_claim"}\' data-fields="count rank"' in html
-    client.post("/api/events", json={"type": "say", "text": "one king", "t": t + 1},
-                headers=headers)  # Abby said "one seven"
+    hub.submit(Say(t=t + 1, text="one king"))  # Abby said "one seven"; the ear heard this
     client.post("/api/events", json={"type": "challenge", "player": "Beth", "t": t + 2},
                 headers=headers)
     before = snapshot(hub)
@@ -421,8 +422,8 @@ BAD_EVENTS: list[tuple[Any, str]] = [
     ({"type": "flip", "card": "gun", "t": -1}, "t"),
     ({"type": "flip", "card": "gun", "t": 0.0}, "t"),  # earlier than the last event
     ({"type": "accuse", "by": ["Nobody"]}, "by"),
-    ({"type": "say"}, "text"),
-    ({"type": "say", "text": "one", "confidence": 2}, "confidence"),
+    ({"type": "accuse"}, "by"),
+    ({"type": "phone_word", "text": 5}, "text"),
     ({"type": "flip", "card": "gun", "extra": 1}, "extra"),
     ("flip", "body"),
 ]
@@ -545,6 +546,6 @@ def test_every_installed_game_can_be_set_up_and_shown(hub: Hub, player: Phone, n
 
 def test_oversized_and_wrong_method_requests_get_json_errors(game: Phone) -> None:
     client, headers = game
-    huge = {"type": "say", "text": "one " * 40_000}
+    huge = {"type": "phone_word", "text": "one " * 40_000}
     refused(client.post("/api/events", json=huge, headers=headers), 413, None)
     refused(client.get("/api/undo"), 405, None)

@@ -88,6 +88,9 @@ the call, or ``unknown`` (not yet inferred)."""
 
 # --- options ------------------------------------------------------------------
 
+MAX_DECK = 1000
+"""Most cards a composition may hold (the default deck has 110)."""
+
 
 class Composition(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
     """How many cards of each kind the deck holds.
@@ -358,8 +361,9 @@ class Nasty7(Game[Nasty7State]):
 
     def check_options(self) -> None:
         o = self.options
-        if not o.hesitation > 0:
-            raise OptionError(f"hesitation must be above 0 seconds, not {o.hesitation!r}",
+        if not 0 < o.hesitation <= 60:
+            raise OptionError(f"hesitation must be above 0 and at most 60 seconds, "
+                              f"not {o.hesitation!r}",
                               field="hesitation")
         for name in ("min_confidence", "talk_confidence"):
             value = getattr(o, name)
@@ -371,6 +375,9 @@ class Nasty7(Game[Nasty7State]):
         counts = o.composition.counts(younger=o.younger)
         if any(v < 0 for v in counts.values()):
             raise OptionError(f"card counts cannot be negative: {counts!r}", field="composition")
+        if sum(counts.values()) > MAX_DECK:
+            raise OptionError(f"a deck of {sum(counts.values())} cards is more than a table "
+                              f"can hold (at most {MAX_DECK})", field="composition")
         if sum(counts.values()) < len(self.players):
             raise OptionError(f"a deck of {sum(counts.values())} cards is too small for "
                               f"{len(self.players)} players", field="composition")

@@ -21,6 +21,7 @@ with ``getattr`` so the page runs without them):
 
 from __future__ import annotations
 
+import secrets
 import threading
 import time
 from collections.abc import Mapping
@@ -29,14 +30,23 @@ from typing import Any
 from flask import Flask, current_app, render_template
 
 from companion.errors import IllegalEventError, RequestError
-from companion.events import Event, Undo
+from companion.events import Audio, Event, Hearing, Say, Tick, Undo
 from companion.games import available_games, game_class
 from companion.hub import Hub
+from companion.jsonin import short
 from companion.rulings import Ruling
 from companion.session import check_players
 from companion.table import Table
 from companion.voice.phrases import sentence
 from companion.web.panels import Panel, panel_for
+
+COMPANION_ONLY = frozenset(str(e.__struct_config__.tag) for e in (Say, Audio, Hearing, Tick))
+"""Events only the companion itself makes (its ear, its clock): never taken
+from the page, so a phone cannot put words in a player's mouth, point the
+referee at a file, or switch its hearing off (issue 20, item 5)."""
+
+SEATED_EVENTS: dict[str, frozenset[str]] = {"finger_guns": frozenset({"choose", "discard"})}
+"""Per game, the events a phone makes only for the seat it took."""
 
 LOG_LENGTH = 30
 """Rulings shown in the table page's log (newest first)."""
@@ -58,7 +68,7 @@ def _require(body: Mapping[str, Any], name: str, kind: type, what: str) -> Any:
         raise RequestError(f"missing field {name!r}", field=name)
     value = body[name]
     if not isinstance(value, kind) or (isinstance(value, bool) and kind is not bool):
-        raise RequestError(f"{name} must be {what}, not {value!r}", field=name)
+        raise RequestError(f"{name} must be {what}, not {short(value)}", field=name)
     return value
 
 
@@ -224,18 +234,22 @@ class Control:
         mapping: dict[str, int] = {}
         for player, number in buttons.items():
             if player.strip() not in names:
-                raise RequestError(f"buttons names {player!r}, who is not a player",
+                raise RequestError(f"buttons names {short(player)}, who is not a player",
                                    field="buttons")
             if not isinstance(number, int) or isinstance(number, bool) or number < 1:
-                raise RequestError(f"button of {player!r} must be a number from 1, "
-                                   f"not {number!r}", field="buttons")
+                raise RequestError(f"button of {short(player)} must be a number from 1, "
+                                   f"not {short(number)}", field="buttons")
             mapping[player.strip()] = number
         if len(set(mapping.values())) != len(mapping):
             raise RequestError("two players hold the same button", field="buttons")
         unknown = set(body) - {"game", "players", "options", "buttons"}
         if unknown:
             name = sorted(unknown)[0]
-            raise RequestError(f"unknown field {name!r}", field=name)
+            raise RequestError(f"unknown field {short(name)}", field=name)
+        if "face_down_seed" in getattr(game_class(game).options_type, "__struct_fields__", ()) \
+                and "face_down_seed" not in options:
+            # Face-down card ids drawn from the OS's randomness (finger_guns.py).
+            options = {**options, "face_down_seed": secrets.randbelow(2**62)}
         with self._lock:
             table = self.hub.new_game(game, names, options)
             self.buttons = mapping
@@ -269,6 +283,12 @@ class Control:
         table = self.table()
         if "type" not in body:
             raise RequestError("an event needs a 'type'", field="type")
+        if not isinstance(body["type"], str):
+            raise RequestError("type must be an event's name", field="type")
+        if body["type"] in COMPANION_ONLY:
+            raise RequestError(f"{body['type']!r} events come only from the companion's own "
+                               "ear and clock", field="type", status=403)
+        self._check_seat(table, body)
         panel = panel_for(table.game.name)
         if body.get("type") in panel.actor_events and "player" not in body:
             actor = self.acting_player(table, panel)
@@ -286,6 +306,25 @@ class Control:
                                "to mean now", field="t")
         check_players(table.game, event)
         return event, self.hub.submit(event)
+
+    @staticmethod
+    def _check_seat(table: Table, body: dict[str, Any]) -> None:
+        """A secret pick (``SEATED_EVENTS``) is made only by the phone seated as
+        that player (Finger Guns' seats, ``web/fingerguns.py``): 403 naming
+        ``player`` otherwise."""
+        if body["type"] not in SEATED_EVENTS.get(table.game.name, ()):
+            return
+        from companion.web.fingerguns import seat_of_session
+
+        seat = seat_of_session(table)
+        if seat is None:
+            raise RequestError("this phone has no seat yet: claim one first", field="player",
+                               status=403)
+        named = body.get("player", seat)
+        if not isinstance(named, str) or named.strip().casefold() != seat.casefold():
+            raise RequestError(f"this phone plays as {seat!r} only", field="player",
+                               status=403)
+        body["player"] = seat
 
     def undo(self) -> list[Ruling]:
         """Undo the last event that had an effect. ``IllegalEventError`` if none."""

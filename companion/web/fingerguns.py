@@ -23,11 +23,12 @@ import secrets
 import threading
 from typing import Any
 
-from flask import Blueprint, current_app, jsonify, render_template, request, session
+from flask import Blueprint, current_app, jsonify, render_template, session
 from flask.typing import ResponseReturnValue
 
 from companion.errors import RequestError
 from companion.games.finger_guns import Choose, Discard, FingerGuns
+from companion.jsonin import short
 from companion.table import Table
 from companion.voice.phrases import sentence
 from companion.web import access
@@ -88,7 +89,7 @@ def _t(table: Table) -> float:
 def _only(body: dict[str, Any], allowed: set[str]) -> None:
     unknown = sorted(set(body) - allowed)
     if unknown:
-        raise RequestError(f"unknown field {unknown[0]!r}", field=unknown[0])
+        raise RequestError(f"unknown field {short(unknown[0])}", field=unknown[0])
 
 
 @bp.get("/finger-guns")
@@ -141,7 +142,7 @@ def last_round(table: Table, player: str) -> dict[str, Any] | None:
 @access.needs_pin
 def claim_seat() -> ResponseReturnValue:
     """``{"player"}``: this phone plays as ``player`` for the rest of the game."""
-    body = json_body(request.get_json(silent=True))
+    body = json_body(access.request_json())
     _only(body, {"player"})
     name = body.get("player")
     if not isinstance(name, str):
@@ -168,11 +169,11 @@ def claim_seat() -> ResponseReturnValue:
 @access.needs_pin
 def choose() -> ResponseReturnValue:
     """``{"target"?, "card"?}``: this phone's player's picks."""
-    body = json_body(request.get_json(silent=True))
+    body = json_body(access.request_json())
     _only(body, {"target", "card"})
     for key in ("target", "card"):
         if key in body and not isinstance(body[key], str):
-            raise RequestError(f"{key} must be a string, not {body[key]!r}", field=key)
+            raise RequestError(f"{key} must be a string, not {short(body[key])}", field=key)
     table, game, player = _seated()
     event = Choose(t=_t(table), player=player, target=body.get("target"),
                    card=body.get("card"))
@@ -184,7 +185,7 @@ def choose() -> ResponseReturnValue:
 @access.needs_pin
 def discard() -> ResponseReturnValue:
     """``{"cards": [ids]}``: the life cards this phone's player loses."""
-    body = json_body(request.get_json(silent=True))
+    body = json_body(access.request_json())
     _only(body, {"cards"})
     cards = body.get("cards")
     if not isinstance(cards, list) or not all(isinstance(c, str) for c in cards):
