@@ -35,6 +35,7 @@ from companion.errors import EventError, RecognizerError
 from companion.events import Audio, Event, Say
 from companion.games.base import Match
 from companion.referee.recognizer import Recognizer, open_recognizer
+from companion.referee.steered import SteeredEar
 from companion.referee.stream import Heard, Listener
 from companion.referee.vad import VadSettings
 from companion.session import Session
@@ -73,6 +74,21 @@ def read_wav(path: Path) -> tuple[npt.NDArray[np.int16], int]:
     return pcm.astype(np.int16), rate
 
 
+def read_wav_channels(path: Path) -> tuple[npt.NDArray[np.int16], int]:
+    """A WAV file's 16-bit samples with every channel, shape ``(n, channels)``,
+    and its rate in Hz. Raises as ``read_wav``."""
+    try:
+        with wave.open(str(path), "rb") as wf:
+            width, channels, rate = wf.getsampwidth(), wf.getnchannels(), wf.getframerate()
+            data = wf.readframes(wf.getnframes())
+    except wave.Error as exc:
+        raise RecognizerError(f"{str(path)!r} is not a WAV file: {exc}") from None
+    if width != 2:
+        raise RecognizerError(f"{str(path)!r} has {8 * width}-bit samples; "
+                              "audio events need 16-bit PCM")
+    return np.frombuffer(data, dtype="<i2").reshape(-1, channels).astype(np.int16), rate
+
+
 def set_grammar(listener: Listener, match: Match[Any]) -> None:
     """Give ``listener`` the grammar the engine wants now: its
     ``listen_words`` (for The Nasty 7 this already holds every offered phone
@@ -86,10 +102,13 @@ def set_grammar(listener: Listener, match: Match[Any]) -> None:
 
 def hear_recording(recognizer: Recognizer, pcm: npt.NDArray[np.int16], rate: int, *,
                    start: float, later: Sequence[Event], match: Match[Any],
-                   settings: EarSettings | None = None) -> list[Say]:
+                   settings: EarSettings | None = None,
+                   ear: SteeredEar | None = None) -> list[Say]:
     """The ``say`` events heard in a recording whose sample 0 is at ``start``
     seconds, given the session's ``later`` events (in time order) and the
-    ``match`` as it stands at ``start`` (it is not changed)."""
+    ``match`` as it stands at ``start`` (it is not changed). With ``ear`` (a
+    microphone array), ``pcm`` is ``(n, M)``: the ear steers at the game's
+    expected speaker after each event and gives each say its seat."""
     s = settings or EarSettings()
     sim = match.copy()
     listener = Listener(recognizer, rate, vad=s.vad)
@@ -97,10 +116,13 @@ def hear_recording(recognizer: Recognizer, pcm: npt.NDArray[np.int16], rate: int
     chunk = max(1, round(s.chunk * rate))
     says: list[Say] = []
     pos = 0
+    started: list[bool] = []  # the beam's first output block was placed on the clock
+    if ear is not None:
+        ear.steer_at(sim.game.speaker(sim.state), start)
 
     def take(heard: list[Heard]) -> None:
         for h in heard:
-            say = h.to_say()
+            say = ear.say(h) if ear is not None else h.to_say()
             says.append(say)
             with contextlib.suppress(EventError):  # the copy only steers the grammar
                 sim.apply(say)
@@ -108,9 +130,17 @@ def hear_recording(recognizer: Recognizer, pcm: npt.NDArray[np.int16], rate: int
     def feed(n: int) -> None:
         nonlocal pos
         end = min(len(pcm), pos + n)
-        if end > pos:
-            take(listener.feed(pcm[pos:end], start if pos == 0 else None))
-            pos = end
+        if end <= pos:
+            return
+        t = start if pos == 0 else None
+        if ear is None:
+            take(listener.feed(pcm[pos:end], t))
+        else:
+            mono, t_mono = ear.feed(pcm[pos:end], t)
+            if len(mono):
+                take(listener.feed(mono, None if started else t_mono))
+                started.append(True)
+        pos = end
 
     stop = start + len(pcm) / rate
     for event in later:
@@ -126,6 +156,8 @@ def hear_recording(recognizer: Recognizer, pcm: npt.NDArray[np.int16], rate: int
         with contextlib.suppress(EventError):
             sim.apply(event)
         set_grammar(listener, sim)
+        if ear is not None:
+            ear.steer_at(sim.game.speaker(sim.state), start + pos / rate)
     while pos < len(pcm):
         feed(chunk)
     take(listener.flush())
@@ -151,10 +183,19 @@ def audio_handler(recognizer_name: str | None, pack: VoicePack, *,
         path = Path(session.base_dir) / event.path
         if not path.is_file():
             raise FileNotFoundError(f"no audio file {str(path)!r}")
-        pcm, rate = read_wav(path)
         index = next(i for i, ev in enumerate(session.events) if ev is event)
         later = session.events[index + 1:]
+        if session.seating is None:
+            pcm, rate = read_wav(path)
+            return list(hear_recording(loaded[0], pcm, rate, start=event.t, later=later,
+                                       match=match, settings=settings))
+        pcm, rate = read_wav_channels(path)
+        ear = SteeredEar(session.seating, rate)
+        if pcm.shape[1] != ear.channels:
+            raise RecognizerError(
+                f"{str(path)!r} has {pcm.shape[1]} channels; the header's microphones "
+                f"need {ear.channels}, one per microphone")
         return list(hear_recording(loaded[0], pcm, rate, start=event.t, later=later,
-                                   match=match, settings=settings))
+                                   match=match, settings=settings, ear=ear))
 
     return handle

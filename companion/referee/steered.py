@@ -1,0 +1,70 @@
+"""The array stage of the ear: steer at the expected speaker, tell who spoke.
+
+``SteeredEar`` sits between a multi-channel microphone (or a multi-channel
+recording) and the ``Listener``::
+
+    ear = SteeredEar(seating, rate)
+    ear.steer_at(game.speaker(state))            # before each call window
+    mono, t_mono = ear.feed(block, t)             # (n, M) int16 -> beam, mono
+    for heard in listener.feed(mono, t_mono):
+        table.submit(ear.say(heard))              # the say, with its seat if sure
+
+The live table and ``companion replay`` use it alike. The beam is
+``companion.referee.beam`` (MVDR, interference from the second before the
+steer); the seat is ``companion.referee.seats`` (per-seat beam power rise at
+the utterance's onset).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import numpy.typing as npt
+
+from companion.audio.array import Seating
+from companion.events import Say
+from companion.referee.beam import Beamformer
+from companion.referee.seats import SeatEstimate, estimate_seat
+from companion.referee.stream import Heard
+
+
+class SteeredEar:
+    """A ``Beamformer`` and a seat estimate for one table's ``seating``, on
+    audio at ``rate`` Hz with one channel per microphone."""
+
+    def __init__(self, seating: Seating, rate: int) -> None:
+        self.seating = seating
+        self.beam = Beamformer(np.asarray(seating.positions), rate)
+        self.target: str | None = None
+
+    @property
+    def channels(self) -> int:
+        """Channels a block must have: one per microphone."""
+        return self.beam.mics
+
+    def steer_at(self, player: str | None, now: float | None = None) -> None:
+        """Listen toward ``player``'s seat from now on (table seconds ``now``;
+        default the newest audio), against the interference heard in the
+        second before. An unknown player or None leaves the beam as it is."""
+        if player is None or player not in self.seating.seats:
+            return
+        self.beam.steer(self.seating.seats[player], now)
+        self.target = player
+
+    def feed(self, block: npt.ArrayLike, t: float | None = None
+             ) -> tuple[npt.NDArray[np.int16], float | None]:
+        """Multi-channel int16 ``(n, M)`` heard from ``t`` -> the beam's
+        output so far (int16 mono) and the table time of its first sample."""
+        return self.beam.process(block, t)
+
+    def seat_of(self, onset: float) -> SeatEstimate | None:
+        """Where the utterance starting at ``onset`` came from (None: unknown)."""
+        return estimate_seat(self.beam, self.seating.seats, onset)
+
+    def say(self, heard: Heard) -> Say:
+        """``heard`` as a ``say`` event, with ``seat`` when the estimate is sure."""
+        say = heard.to_say()
+        estimate = self.seat_of(heard.onset)
+        if estimate is None or not estimate.sure:
+            return say
+        return Say(t=say.t, text=say.text, confidence=say.confidence, end=say.end,
+                   seat=estimate.player)
