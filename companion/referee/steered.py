@@ -17,6 +17,8 @@ the utterance's onset).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 import numpy.typing as npt
 
@@ -29,12 +31,15 @@ from companion.referee.stream import Heard
 
 class SteeredEar:
     """A ``Beamformer`` and a seat estimate for one table's ``seating``, on
-    audio at ``rate`` Hz with one channel per microphone."""
+    audio at ``rate`` Hz with one channel per microphone (``channels``: which
+    of the capture device's channels carry them, ``MicArray.channels``)."""
 
-    def __init__(self, seating: Seating, rate: int) -> None:
+    def __init__(self, seating: Seating, rate: int,
+                 channels: Sequence[int] | None = None) -> None:
         self.seating = seating
         self.beam = Beamformer(np.asarray(seating.positions), rate)
         self.target: str | None = None
+        self.select = tuple(channels) if channels is not None else None
 
     @property
     def channels(self) -> int:
@@ -53,8 +58,16 @@ class SteeredEar:
     def feed(self, block: npt.ArrayLike, t: float | None = None
              ) -> tuple[npt.NDArray[np.int16], float | None]:
         """Multi-channel int16 ``(n, M)`` heard from ``t`` -> the beam's
-        output so far (int16 mono) and the table time of its first sample."""
-        return self.beam.process(block, t)
+        output so far (int16 mono) and the table time of its first sample.
+        With ``channels`` given, the block may hold all the device's
+        channels: those that carry the microphones are taken, in order."""
+        x = np.asarray(block)
+        if self.select is not None and x.ndim == 2 and x.shape[1] != self.beam.mics:
+            if max(self.select) >= x.shape[1]:
+                raise ValueError(f"the array needs channels {list(self.select)}; "
+                                 f"the device gave {x.shape[1]}")
+            x = x[:, self.select]
+        return self.beam.process(x, t)
 
     def seat_of(self, onset: float) -> SeatEstimate | None:
         """Where the utterance starting at ``onset`` came from (None: unknown)."""
