@@ -90,7 +90,10 @@ def replay(session: Path | None, game_id: int | None, db: Path | None, speak: bo
             header = store.header(game_id)
             game = parse_header(header, lexicon_for=lexicon_for_header)
             events = [game.parse_event(o) for o in store.event_objects(game_id)]
-            parsed = Session(game=game, events=events, lines=list(range(1, len(events) + 1)))
+            from companion.audio.array import seating_from_header
+
+            parsed = Session(game=game, events=events, lines=list(range(1, len(events) + 1)),
+                             seating=seating_from_header(header, game.players))
         pack = load_pack(str(header.get("voice", "en")))
         on_audio = None
         if any(ev.type == "audio" for ev in parsed.events):

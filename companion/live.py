@@ -109,6 +109,7 @@ class LiveHub(Hub):
         self.recognizer: Any = None
         self.speaker: Any = None
         self.live: LiveTable | None = None
+        self.seat_setup: Any = None  # companion.seat_setup.SeatSetup with an array
 
     def now(self) -> float:
         """The table clock, seconds."""
@@ -369,12 +370,25 @@ class LiveTable:
         self._steer()
 
     def _steer(self) -> None:
-        """Point the array at the player expected to speak now."""
+        """Point the array at the player expected to speak now (with the
+        seats the setup has learnt, if it runs)."""
         table = self.hub.table
-        if self.ear is not None and table is not None:
-            self.ear.steer_at(table.game.speaker(table.state))
+        if self.ear is None or table is None:
+            return
+        setup = getattr(self.hub, "seat_setup", None)
+        if setup is not None:
+            self.ear.seating = setup.seating(list(table.game.players))
+        self.ear.steer_at(table.game.speaker(table.state))
 
     def _heard(self, heard: Any) -> None:
+        setup = getattr(self.hub, "seat_setup", None)
+        if setup is not None and setup.listening is not None and self.ear is not None:
+            from companion.referee.seats import locate
+
+            azimuth = locate(self.ear.beam, heard.onset)
+            if azimuth is not None and setup.heard(azimuth) is not None:
+                self._steer()
+            return  # a player saying their name at setup: no call
         say = self.ear.say(heard) if self.ear is not None else heard.to_say()
         speaker = self.speaker
         if speaker is not None and speaker.speaking.overlaps(say.t):

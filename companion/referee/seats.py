@@ -91,3 +91,17 @@ def estimate_seat(beam: Beamformer, seats: Mapping[str, float], onset: float
     margin = rises[order[0]] - rises[order[1]]
     return SeatEstimate(player=order[0], confidence=min(1.0, max(0.0, margin / SURE_DB)),
                         rises=rises)
+
+
+LOCATE_STEP_DEG = 5.0
+"""Azimuth grid, degrees, on which ``locate`` looks for a voice."""
+
+
+def locate(beam: Beamformer, onset: float, step_deg: float = LOCATE_STEP_DEG) -> float | None:
+    """The azimuth (degrees, counter-clockwise from x) of the voice starting
+    at ``onset``: the direction on a ``step_deg`` grid whose beam rose most
+    (as ``estimate_seat``, every direction a candidate seat). Used at setup,
+    when each player in turn speaks. None when the frames are not kept."""
+    grid = {f"{a:g}": float(a) for a in np.arange(0.0, 360.0, step_deg)}
+    found = estimate_seat(beam, grid, onset)
+    return None if found is None else grid[found.player]
