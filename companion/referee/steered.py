@@ -74,9 +74,12 @@ class SteeredEar:
         return estimate_seat(self.beam, self.seating.seats, onset)
 
     def say(self, heard: Heard) -> Say:
-        """``heard`` as a ``say`` event, with ``seat`` when the estimate is sure."""
+        """``heard`` as a ``say`` event, with ``seat`` when the estimate is sure
+        (taken at the first game word's start, else at the utterance's onset)."""
         say = heard.to_say()
-        estimate = self.seat_of(heard.onset)
+        # The words' own start: in talk the utterance's onset is often the talk's.
+        onset = heard.words[0].start if heard.words else heard.onset
+        estimate = self.seat_of(onset)
         if estimate is None or not estimate.sure:
             return say
         return Say(t=say.t, text=say.text, confidence=say.confidence, end=say.end,
