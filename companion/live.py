@@ -369,16 +369,18 @@ class LiveTable:
         self.ear = self.ear_for(rate) if self.ear_for is not None else None
         self._steer()
 
-    def _steer(self) -> None:
+    def _steer(self, at: float | None = None) -> None:
         """Point the array at the player expected to speak now (with the
-        seats the setup has learnt, if it runs)."""
+        seats the setup has learnt, if it runs), against the interference of
+        the second before ``at`` (the event that made them the speaker; not
+        the newest audio, which may already hold their voice)."""
         table = self.hub.table
         if self.ear is None or table is None:
             return
         setup = getattr(self.hub, "seat_setup", None)
         if setup is not None:
             self.ear.seating = setup.seating(list(table.game.players))
-        self.ear.steer_at(table.game.speaker(table.state))
+        self.ear.steer_at(table.game.speaker(table.state), at)
 
     def _heard(self, heard: Any) -> None:
         setup = getattr(self.hub, "seat_setup", None)
@@ -564,7 +566,7 @@ class LiveTable:
 
     def _after_event(self, table: Table, event: Event | None, rulings: list[Ruling]) -> None:
         pack = self.hub.pack
-        self._steer()
+        self._steer(event.t if event is not None else None)
         if event is None:  # a new game: a press waiting for its card is void
             self._pending_flip = None
             self._announced = None

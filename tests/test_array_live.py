@@ -74,17 +74,20 @@ def test_every_channel_is_captured_with_sample_count_times(tmp_path: Path) -> No
 
 @pytest.mark.slow
 def test_a_spoken_cheat_is_the_challenge_of_the_seat_it_came_from(tmp_path: Path) -> None:
-    # Abby claims two kings from her seat; Carter says "cheat" from his; then
-    # Debbie presses her button, later than Carter's onset: Carter's
-    # challenge stands. Nobody names Carter: the array heard where it came from.
+    # Abby puts her cards down; Beth, from her own seat, says a claim first:
+    # not taken (a claim is the claimant's). Abby claims two kings; Carter
+    # says "cheat" from his seat; then Debbie presses her button, later than
+    # Carter's onset: Carter's challenge stands. Nobody names Carter: the
+    # array heard where it came from.
     maker = synth.Synth()
 
     def words(text: str) -> np.ndarray:
         return maker.utterance(text, VOICE, rate=RATE).astype(np.float64) / 32768.0
 
-    scene = roomsim.render_scene([(SEATS["Abby"], 1.3, words("two kings")),
-                                  (SEATS["Carter"], 4.0, words("cheat"))],
-                                 seconds=8.0, seed=2)
+    scene = roomsim.render_scene([(SEATS["Beth"], 1.3, words("three queens")),
+                                  (SEATS["Abby"], 3.3, words("two kings")),
+                                  (SEATS["Carter"], 6.0, words("cheat"))],
+                                 seconds=10.0, seed=2)
     wav = _write(tmp_path / "table.wav", scene)
     pack = load_pack("en")
     seating = Seating(positions=tuple(map(tuple, roomsim.ARRAYS["usb4"])), seats=SEATS)
@@ -100,12 +103,13 @@ def test_a_spoken_cheat_is_the_challenge_of_the_seat_it_came_from(tmp_path: Path
             ear_for=lambda rate: SteeredEar(seating, rate))
         live.step()
         rig.press(0, 1.0)   # Abby puts her cards down, then says her claim
-        rig.press(3, 4.6)   # Debbie calls cheat with her button, after Carter spoke
-        rig.until(7.5)
+        rig.press(3, 6.6)   # Debbie calls cheat with her button, after Carter spoke
+        rig.until(9.5)
         rig.close()
     said = [(r.type, getattr(r, "player", None)) for r in rig.hub.table.rulings]
-    assert said[:3] == [("claim_ok", "Abby"), ("challenge", "Carter"),
-                        ("challenge_ignored", "Debbie")], said
     heard = [e for e in rig.hub.table.match.effective if e.type == "say"]
-    assert [(e.text, e.seat) for e in heard] == [("two kings", "Abby"), ("cheat", "Carter")]
+    assert said[:3] == [("claim_ok", "Abby"), ("challenge", "Carter"),
+                        ("challenge_ignored", "Debbie")], (said, heard)
+    assert [(e.text, e.seat) for e in heard] == [
+        ("three queens", "Beth"), ("two kings", "Abby"), ("cheat", "Carter")]
     assert live.errors == []

@@ -156,8 +156,8 @@ def hear_recording(recognizer: Recognizer, pcm: npt.NDArray[np.int16], rate: int
         with contextlib.suppress(EventError):
             sim.apply(event)
         set_grammar(listener, sim)
-        if ear is not None:
-            ear.steer_at(sim.game.speaker(sim.state), start + pos / rate)
+        if ear is not None:  # against the second before the event, as at the table
+            ear.steer_at(sim.game.speaker(sim.state), event.t)
     while pos < len(pcm):
         feed(chunk)
     take(listener.flush())
