@@ -204,3 +204,21 @@ def test_an_array_file_or_a_clear_error(tmp_path: Path) -> None:
     with pytest.raises(ArrayError) as err:
         load_array(str(path))
     assert err.value.field == "channels"
+
+
+def test_replay_refuses_a_wav_without_one_channel_per_microphone(tmp_path: Path) -> None:
+    import wave
+
+    with wave.open(str(tmp_path / "mono.wav"), "wb") as wf:
+        wf.setnchannels(1)
+        wf.setsampwidth(2)
+        wf.setframerate(16000)
+        wf.writeframes(bytes(3200))
+    path = tmp_path / "s.jsonl"
+    path.write_text(header(microphones=USB4, seats=SEATS) + "\n"
+                    + json.dumps({"t": 0.0, "type": "audio", "path": "mono.wav"}) + "\n")
+    run = subprocess.run([sys.executable, "-m", "companion.cli", "replay", str(path)],
+                         capture_output=True, text=True, check=False)
+    assert run.returncode == 2
+    assert "line 2" in run.stderr and "1 channels" in run.stderr and "need 4" in run.stderr
+    assert "Traceback" not in run.stderr
