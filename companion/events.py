@@ -62,12 +62,15 @@ class Say(Event, frozen=True, kw_only=True, tag="say"):
     separated. ``confidence``: the recognizer's confidence, 0..1 (1.0 when
     scripted); below the game's ``min_confidence`` the words are weak evidence
     and never make a mistake ruling on their own. ``end``: the end of the last
-    word, seconds on the table clock, if known.
+    word, seconds on the table clock, if known. ``seat``: the player whose
+    seat the voice came from, when a microphone array heard it surely
+    (``companion.referee.seats``); None when not known (one microphone).
     """
 
     text: str
     confidence: Confidence = 1.0
     end: Seconds | None = None
+    seat: str | None = None
 
 
 class Audio(Event, frozen=True, kw_only=True, tag="audio"):

@@ -114,6 +114,7 @@ class LiveHub(Hub):
         self.recognizer: Any = None
         self.speaker: Any = None
         self.live: LiveTable | None = None
+        self.seat_setup: Any = None  # companion.seat_setup.SeatSetup with an array
 
     def apply(self, event: Event) -> list[Ruling]:
         """Apply ``event`` at once (the loop's way in)."""
@@ -145,7 +146,10 @@ class LiveTable:
     ``board``, ``microphone``, ``speaker`` may each be None (no pins, speech
     checking off, silent). ``listener_for(rate)`` makes a recognizer stream
     (``companion.referee.stream.Listener``) for a microphone at ``rate`` Hz.
-    ``notify``: called with sd_notify strings (``READY=1``, ``WATCHDOG=1``).
+    ``ear_for(rate)``: with a microphone array, makes the array stage
+    (``companion.referee.steered.SteeredEar``) the microphone's blocks pass
+    through: steered at ``Game.speaker`` after every event, giving each say
+    its seat. ``notify``: called with sd_notify strings (``READY=1``, ``WATCHDOG=1``).
     ``on_ruling``: called with each ruling and its sentence (to print), and
     with None and the sentence of each announcement (microphone news, the
     card flipped in virtual-deck mode)."""
@@ -154,8 +158,11 @@ class LiveTable:
                  microphone: Any = None, listener_for: Callable[[int], Any] | None = None,
                  speaker: Any = None, notify: Callable[[str], None] | None = None,
                  on_ruling: Callable[[Ruling | None, str], None] | None = None,
-                 tick_s: float = TICK_S, max_hold: float = MAX_HOLD_S) -> None:
+                 tick_s: float = TICK_S, max_hold: float = MAX_HOLD_S,
+                 ear_for: Callable[[int], Any] | None = None) -> None:
         self.hub = hub
+        self.ear_for = ear_for
+        self.ear: Any = None
         self.clock = hub.now  # the table clock; devices report on hub.clock
         self.board = board
         self.microphone = microphone
@@ -188,6 +195,7 @@ class LiveTable:
             board.on_input = self._board_input
         if microphone is not None and listener_for is not None and microphone.rate:
             self.listener = listener_for(microphone.rate)
+            self._new_ear(microphone.rate)
             hub.recognizer = getattr(self.listener, "recognizer", None)
             self._set_vocabulary()
         hub.subscribe(self._after_event)
@@ -359,6 +367,7 @@ class LiveTable:
             self._announce("The microphone is unplugged. Calls are not checked until it is back.")
         elif change in ("back", "switched") and self.listener_for is not None:
             self.listener = self.listener_for(mic.rate)
+            self._new_ear(mic.rate)
             self._vocabulary = None
             self._set_vocabulary()
             if change == "back":
@@ -370,15 +379,51 @@ class LiveTable:
         for block in mic.blocks():
             if self._stop.is_set():  # stopping: the rest of a backlog goes unheard
                 break
-            for heard in listener.feed(block.samples, block.t):
+            samples, t = block.samples, block.t
+            if samples.ndim == 2:  # an array: steered to one channel, or its first
+                if self.ear is None:
+                    samples = samples[:, 0]
+                else:
+                    samples, t = self.ear.feed(samples, block.t)
+                    if not len(samples):
+                        continue
+            for heard in listener.feed(samples, t):
                 self._heard(heard)
         if getattr(mic, "finished", False) and not mic.waiting:
             for heard in listener.flush():
                 self._heard(heard)
             self._audio_done = True  # the recording is over: nothing more to wait for
 
+    def _new_ear(self, rate: int) -> None:
+        self.ear = self.ear_for(rate) if self.ear_for is not None else None
+        self._steer()
+
+    def _steer(self, at: float | None = None) -> None:
+        """Point the array at the player expected to speak now (with the
+        seats the setup has learnt, if it runs), against the interference of
+        the second before ``at`` (the event that made them the speaker; not
+        the newest audio, which may already hold their voice)."""
+        table = self.hub.table
+        if self.ear is None or table is None:
+            return
+        setup = getattr(self.hub, "seat_setup", None)
+        if setup is not None:
+            self.ear.seating = setup.seating(list(table.game.players))
+        # The beam keeps the devices' times (the process clock); ``at`` is on
+        # the table clock, which a resumed game shifts.
+        device_at = None if at is None else at - self.hub.offset
+        self.ear.steer_at(table.game.speaker(table.state), device_at)
+
     def _heard(self, heard: Any) -> None:
-        say = heard.to_say()
+        setup = getattr(self.hub, "seat_setup", None)
+        if setup is not None and setup.listening is not None and self.ear is not None:
+            from companion.referee.seats import locate
+
+            azimuth = locate(self.ear.beam, heard.onset)
+            if azimuth is not None and setup.heard(azimuth) is not None:
+                self._steer()
+            return  # a player saying their name at setup: no call
+        say = self.ear.say(heard) if self.ear is not None else heard.to_say()
         speaker = self.speaker
         if speaker is not None and speaker.speaking.overlaps(say.t):
             self.ignored_while_speaking += 1
@@ -564,6 +609,7 @@ class LiveTable:
 
     def _after_event(self, table: Table, event: Event | None, rulings: list[Ruling]) -> None:
         pack = self.hub.pack
+        self._steer(event.t if event is not None else None)
         if event is None:  # a new game: a press waiting for its card is void
             self._pending_flip = None
             self._announced = None

@@ -12,6 +12,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
+from companion.audio.array import seating_from_header
 from companion.errors import EventError, SessionError
 from companion.events import Audio, Event
 from companion.games.base import Match
@@ -86,7 +87,8 @@ def stored_session(store: Store, game_id: int, *,
             events.append(game.parse_event(obj))
         except EventError as exc:
             raise SessionError(str(exc), line=number, field=exc.field) from None
-    return Session(game=game, events=events, lines=list(range(1, len(events) + 1)))
+    return Session(game=game, events=events, lines=list(range(1, len(events) + 1)),
+                   seating=seating_from_header(header, game.players))
 
 
 def replay_all(session: Session, *, on_audio: AudioHandler | None = None) -> Replayed:

@@ -67,10 +67,14 @@ def _echo(message: str) -> None:
 @click.option("--pin", default=None,
               help="The table PIN for this run (default: the one kept in the state "
                    "directory; see companion pin).")
+@click.option("--array", "array_spec", default=None,
+              help="The microphone is an array: usb4, hat6 (hardware/arrays.toml) or a TOML "
+                   "file; the seats are found on the page's /seats.")
 def run_command(port: int, host: str, pinout_path: Path | None, db: Path | None,
                 microphone: str | None, speaker_device: str | None, recognizer: str | None,
                 no_microphone: bool, game: str | None, players: str | None,
-                options_json: str | None, pin: str | None) -> None:
+                options_json: str | None, pin: str | None,
+                array_spec: str | None = None) -> None:
     """Run the table: buttons, LEDs, microphone, voice and the control page."""
     from companion.errors import BoardError, CompanionError
 
@@ -103,7 +107,7 @@ def run_command(port: int, host: str, pinout_path: Path | None, db: Path | None,
     try:
         _run(port=port, host=host, pinout=pinout, db=db, microphone=microphone,
              speaker_device=speaker_device, recognizer=recognizer, no_microphone=no_microphone,
-             game=game, players=players, options=options, pin=pin)
+             game=game, players=players, options=options, pin=pin, array_spec=array_spec)
     except (CompanionError, OSError) as exc:
         fail(str(exc))
     except KeyboardInterrupt:  # Ctrl-C before the table was up (then it stops the table)
@@ -136,7 +140,7 @@ def _device(spec: str | None) -> int | str | None:
 def _run(*, port: int, host: str, pinout: Any, db: Path | None, microphone: str | None,
          speaker_device: str | None, recognizer: str | None, no_microphone: bool,
          game: str | None, players: str | None, options: dict[str, Any],
-         pin: str | None) -> None:
+         pin: str | None, array_spec: str | None = None) -> None:
     import sdnotify
 
     from companion.audio.microphone import Microphone
@@ -159,6 +163,21 @@ def _run(*, port: int, host: str, pinout: Any, db: Path | None, microphone: str 
     pack = load_pack("en")
     store = Store(db)
     hub = LiveHub(store, pack)
+    array = None
+    if array_spec is not None:
+        from companion.audio.array import load_array
+        from companion.seat_setup import SeatSetup
+
+        array = load_array(array_spec)  # ArrayError / OSError: one line, exit 2
+        positions = array.positions
+
+        def store_seats(seats: dict[str, float]) -> None:
+            if hub.table is not None:
+                store.set_header_fields(hub.table.game_id, {
+                    "microphones": [list(p) for p in positions],
+                    "seats": {p: seats[p] for p in hub.table.game.players if p in seats}})
+
+        hub.seat_setup = SeatSetup(positions, on_change=store_seats)
     if game is not None and players is not None:  # refused before any device opens
         hub.new_game(game, [p.strip() for p in players.split(",")], options)
     def speaker_warning(message: str) -> None:  # the terminal, and the page in words
@@ -191,7 +210,7 @@ def _run(*, port: int, host: str, pinout: Any, db: Path | None, microphone: str 
             from companion.referee.stream import CallLevels, Listener
 
             engine = open_recognizer(recognizer, pack)
-            mic = Microphone(_device(microphone))
+            mic = Microphone(_device(microphone), channels=None if array else 1)
             mic.open()
             tell(f"Listening on {mic.name!r} at {mic.rate} Hz with {type(engine).__name__}.",
                  "Listening: calls are checked by ear.")
@@ -212,8 +231,20 @@ def _run(*, port: int, host: str, pinout: Any, db: Path | None, microphone: str 
             _echo(line)
 
     notifier = sdnotify.SystemdNotifier()
+    ear_for = None
+    if array is not None and mic is not None:
+        from companion.audio.array import Seating
+        from companion.referee.steered import SteeredEar
+
+        chosen = array
+
+        def ear_for(rate: int) -> Any:
+            return SteeredEar(Seating(positions=chosen.positions), rate, channels=chosen.channels)
+
+        _echo(f"Microphone array {chosen.name!r}: {chosen.size} microphones; "
+              "find the seats on the page (/seats).")
     live = LiveTable(hub, board=board, microphone=mic, listener_for=listener_for,
-                     speaker=speaker, notify=notifier.notify, on_ruling=show)
+                     speaker=speaker, notify=notifier.notify, on_ruling=show, ear_for=ear_for)
 
     from companion.countdown import CountdownCaller
 

@@ -17,13 +17,14 @@ from typing import Any
 import msgspec
 
 from companion import jsonin
+from companion.audio.array import ArrayError, Seating, seating_from_header
 from companion.errors import CompanionError, EventError, JSONInputError, SessionError
 from companion.events import Event
 from companion.games import make_game
 from companion.games.base import Game
 from companion.games.lexicon import ENGLISH, Lexicon
 
-PLAYER_FIELDS = ("player", "by", "target", "targets")
+PLAYER_FIELDS = ("player", "by", "target", "targets", "seat")
 """Event fields that name players; checked against the header's players."""
 
 
@@ -35,6 +36,8 @@ class Session:
     events: list[Event]
     lines: list[int]
     base_dir: Path = field(default_factory=Path.cwd)
+    seating: Seating | None = None
+    """The header's microphone array and seat azimuths, if it gives them."""
 
     def line_of(self, event_index: int) -> int:
         """The 1-based line number of event number ``event_index``."""
@@ -61,7 +64,7 @@ def parse_header(obj: Any, *, lexicon_for: Callable[[dict[str, Any]], Lexicon] |
     for key in ("game", "players"):
         if key not in obj:
             raise SessionError(f"the header needs {key!r}", line=line, field=key)
-    unknown = set(obj) - {"game", "players", "options", "voice"}
+    unknown = set(obj) - {"game", "players", "options", "voice", "microphones", "seats"}
     if unknown:
         name = str(sorted(unknown)[0])
         raise SessionError(f"unknown header field {jsonin.short(name)}", line=line,
@@ -86,6 +89,7 @@ def parse_lines(lines: Iterable[str | bytes], *, base_dir: Path | None = None,
     """Parse a session from its lines (text, or bytes that must be UTF-8).
     Raises ``SessionError``."""
     game: Game[Any] | None = None
+    seating: Seating | None = None
     events: list[Event] = []
     numbers: list[int] = []
     last_t = float("-inf")
@@ -98,6 +102,10 @@ def parse_lines(lines: Iterable[str | bytes], *, base_dir: Path | None = None,
             raise SessionError(str(exc), line=number, field=exc.field) from None
         if game is None:
             game = parse_header(obj, lexicon_for=lexicon_for, line=number)
+            try:
+                seating = seating_from_header(obj, game.players)
+            except ArrayError as exc:
+                raise SessionError(str(exc), line=number, field=exc.field) from None
             continue
         try:
             event = game.parse_event(obj)
@@ -113,7 +121,8 @@ def parse_lines(lines: Iterable[str | bytes], *, base_dir: Path | None = None,
         numbers.append(number)
     if game is None:
         raise SessionError("the session is empty: it needs a header line", line=1)
-    return Session(game=game, events=events, lines=numbers, base_dir=base_dir or Path.cwd())
+    return Session(game=game, events=events, lines=numbers, base_dir=base_dir or Path.cwd(),
+                   seating=seating)
 
 
 def load_session(path: Path, *,
@@ -123,8 +132,11 @@ def load_session(path: Path, *,
         return parse_lines(fh, base_dir=path.resolve().parent, lexicon_for=lexicon_for)
 
 
-def dump_session(game: Game[Any], events: Iterable[Event]) -> str:
-    """A session's text: the header and one line per event."""
-    out = [msgspec.json.encode(game.header()).decode()]
+def dump_session(game: Game[Any], events: Iterable[Event], *,
+                 seating: Seating | None = None) -> str:
+    """A session's text: the header (with ``seating``'s microphones and
+    seats, if given) and one line per event."""
+    header = game.header() | (seating.header() if seating is not None else {})
+    out = [msgspec.json.encode(header).decode()]
     out.extend(ev.to_json().decode() for ev in events)
     return "\n".join(out) + "\n"

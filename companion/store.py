@@ -124,6 +124,13 @@ class Store:
         """Record (or clear, after an undo) a game's winner."""
         self._write("UPDATE games SET winner = ? WHERE id = ?", (winner, game_id))
 
+    def set_header_fields(self, game_id: int, fields: dict[str, Any]) -> None:
+        """Add or replace fields of a stored game's header (the seats learnt at
+        setup: ``microphones`` and ``seats``). Raises ``UnknownStoredGameError``."""
+        header = self.header(game_id) | fields
+        self._write("UPDATE games SET header = ? WHERE id = ?",
+                    (msgspec.json.encode(header).decode(), game_id))
+
     def header(self, game_id: int) -> dict[str, Any]:
         """A stored game's header. Raises ``UnknownStoredGameError``."""
         if not -2**63 <= game_id < 2**63:  # beyond SQLite's integers: no such game

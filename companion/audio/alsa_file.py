@@ -81,23 +81,28 @@ class FileDevice:
 
 
 def write_raw_input(wav_path: Path | None, raw_path: Path, rate: int, *,
-                    lead_s: float = 0.0, tail_s: float = 2.0) -> int:
-    """Write a WAV (any rate, 16-bit) as raw mono int16 at ``rate`` Hz with
+                    lead_s: float = 0.0, tail_s: float = 2.0, channels: int = 1) -> int:
+    """Write a WAV (any rate, 16-bit) as raw int16 at ``rate`` Hz with
     ``lead_s`` seconds of silence before and ``tail_s`` after; return its
-    length in frames. ``wav_path`` None writes silence only."""
-    samples = np.zeros(0, dtype=np.float32)
+    length in frames. ``channels``: 1 keeps the WAV's first channel; more
+    keeps that many, interleaved (a microphone array's recording; the
+    capture stream must be opened with as many). ``wav_path`` None writes
+    silence only."""
+    samples = np.zeros((0, channels), dtype=np.float32)
     if wav_path is not None:
         with wave.open(str(wav_path), "rb") as wav:
             src_rate = wav.getframerate()
-            channels = wav.getnchannels()
+            have = wav.getnchannels()
             data = np.frombuffer(wav.readframes(wav.getnframes()), dtype="<i2")
-        samples = data.reshape(-1, channels)[:, 0].astype(np.float32) / 32768.0
+        if have < channels:
+            raise ValueError(f"{str(wav_path)!r} has {have} channels, not {channels}")
+        samples = data.reshape(-1, have)[:, :channels].astype(np.float32) / 32768.0
         if src_rate != rate:
             import soxr
 
             samples = soxr.resample(samples, src_rate, rate)
-    lead = np.zeros(round(lead_s * rate), dtype=np.float32)
-    tail = np.zeros(round(tail_s * rate), dtype=np.float32)
+    lead = np.zeros((round(lead_s * rate), channels), dtype=np.float32)
+    tail = np.zeros((round(tail_s * rate), channels), dtype=np.float32)
     out = np.clip(np.concatenate([lead, samples, tail]) * 32768.0, -32768, 32767)
     out.astype("<i2").tofile(raw_path)
     return len(out)
@@ -112,15 +117,18 @@ def _restart_portaudio() -> None:
 
 @contextmanager
 def use_file_device(folder: Path, wav_path: Path | None = None, *, rate: int = 44100,
-                    lead_s: float = 0.0, tail_s: float = 2.0) -> Iterator[FileDevice]:
+                    lead_s: float = 0.0, tail_s: float = 2.0,
+                    channels: int = 1) -> Iterator[FileDevice]:
     """Make ALSA's default device read ``wav_path`` (resampled to ``rate`` Hz,
-    the rate the device will be opened at) and write playback to
+    the rate the device will be opened at; ``channels`` of it, see
+    ``write_raw_input``) and write playback to
     ``folder/played.raw``, for the duration of the ``with`` block.
     PortAudio is restarted on entry and exit, so no stream may be open then."""
     folder.mkdir(parents=True, exist_ok=True)
     infile = folder / "mic.raw"
     outfile = folder / "played.raw"
-    frames = write_raw_input(wav_path, infile, rate, lead_s=lead_s, tail_s=tail_s)
+    frames = write_raw_input(wav_path, infile, rate, lead_s=lead_s, tail_s=tail_s,
+                             channels=channels)
     config = folder / "asound.conf"
     config.write_text(CONFIG.format(infile=infile, outfile=outfile), encoding="utf-8")
     before = os.environ.get("ALSA_CONFIG_PATH")

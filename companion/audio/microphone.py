@@ -59,7 +59,8 @@ DeviceEvent = Literal["lost", "back", "switched"]
 
 @dataclass(frozen=True)
 class Block:
-    """One block of audio: ``samples`` (int16, mono) at ``rate`` Hz, whose
+    """One block of audio: ``samples`` (int16, mono; ``(n, channels)`` from a
+    microphone opened with several channels, an array) at ``rate`` Hz, whose
     first sample is sample number ``index`` of the stream and was heard at
     ``t`` seconds on the table clock."""
 
@@ -102,13 +103,18 @@ class Microphone:
     the microphone); None takes it from the clock at the first block.
     ``queue_blocks``: how many blocks may wait for the consumer.
     ``max_frames``: stop after this many samples (a recording played as the
-    microphone); ``finished`` is then True and the stream is not "lost"."""
+    microphone); ``finished`` is then True and the stream is not "lost".
+    ``channels``: how many channels to open: 1 (mono blocks, the default),
+    a number, or None for every input channel the device has (a microphone
+    array: blocks of ``(n, channels)``)."""
 
     def __init__(self, device: int | str | None = None, *, clock: Clock = time.monotonic,
                  rate: int | None = None, block_s: float = BLOCK_S,
                  origin: float | None = None, queue_blocks: int = QUEUE_BLOCKS,
-                 max_frames: int | None = None) -> None:
+                 max_frames: int | None = None, channels: int | None = 1) -> None:
         self.device = device
+        self.channels = channels
+        self.opened_channels = 1
         self.clock = clock
         self.forced_rate = rate
         self.block_s = block_s
@@ -160,8 +166,17 @@ class Microphone:
             self.rate, self.name = rate, name
             self._origin, self.samples_seen = self._fixed_origin, 0
             self._last_block_at = self.clock()
+        channels = self.channels
+        if channels is None:  # every channel the device has (an array)
+            try:
+                channels = int(sd.query_devices(device, "input")["max_input_channels"])
+            except (sd.PortAudioError, ValueError) as exc:
+                raise AudioDeviceError(f"the microphone {name!r} cannot be opened: {exc}"
+                                       ) from None
+        self.opened_channels = max(1, channels)
         try:
-            stream = sd.InputStream(samplerate=rate, channels=1, dtype="int16", device=device,
+            stream = sd.InputStream(samplerate=rate, channels=self.opened_channels,
+                                    dtype="int16", device=device,
                                     blocksize=max(1, round(rate * self.block_s)),
                                     callback=self._callback)
             self._stream = stream
@@ -180,7 +195,7 @@ class Microphone:
                 self.overflows += 1
             latency = float(self._stream.latency) if self._stream is not None else 0.0
             self._origin = now - latency - (self.samples_seen + frames) / self.rate
-        samples = indata[:, 0].copy()
+        samples = indata[:, 0].copy() if self.channels == 1 else indata.copy()
         last = False
         if self.max_frames is not None and self.samples_seen + frames >= self.max_frames:
             samples, last = samples[:max(0, self.max_frames - self.samples_seen)], True

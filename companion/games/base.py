@@ -195,6 +195,12 @@ class Game(ABC, Generic[S]):
         default, three for pocketsphinx: a twin call and room for padding)."""
         return None
 
+    def speaker(self, state: S) -> str | None:
+        """The player expected to speak next (the caller, the claimant), whose
+        seat a microphone array listens toward (``companion.referee.steered``);
+        None when nobody in particular is. Default: None."""
+        return None
+
     def early_endpoint(self, state: S) -> bool:
         """Whether an utterance heard now should end as soon as it is quiet
         and already a sure call (``companion.referee.stream.EARLY_S``): for

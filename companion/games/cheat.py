@@ -905,6 +905,8 @@ class Cheat(Game[CheatState]):
                 return state
             return self._reveal(state, t, cards, rulings)
         if state.closes_at is not None and strong and self._is_cheat(event.text):
+            if event.seat is not None:  # the array heard whose seat it came from
+                return self._challenge(state, t, self.player_index(event.seat, "seat"), rulings)
             return self._heard_cheat(state, t, rulings)
         words = _words(event.text)
         corrections = self._corrections()
@@ -921,6 +923,8 @@ class Cheat(Game[CheatState]):
                  if event.confidence >= self.options.ask_confidence else [])
         claims = heard if event.confidence >= self.options.claim_confidence else []
         p = state.turn if state.placing is None else state.placing
+        if event.seat is not None and event.seat != self.players[p]:
+            return state  # another seat's voice: a claim is the claimant's own
         if len(claims) != 1:
             # Nothing understood, a claim heard but not surely, or several
             # claims at once: ask again if cards are down or a claim was
@@ -940,6 +944,11 @@ class Cheat(Game[CheatState]):
         return self._claim(state, p, claim[0], claim[1], t, rulings,
                            unsure=event.confidence < self.options.echo_confidence,
                            by_ear=True)
+
+    def speaker(self, state: CheatState) -> str | None:
+        """The player whose claim is awaited (cards down, or their turn)."""
+        p = state.turn if state.placing is None else state.placing
+        return self.players[p]
 
     def _corrections(self) -> set[str]:
         return {w.lower() for w in self.lexicon.corrections}

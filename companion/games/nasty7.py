@@ -573,6 +573,8 @@ class Nasty7(Game[Nasty7State]):
         call = state.call
         if call is None or event.t < call.flip_t or not state.hearing:
             return state
+        if event.seat is not None and event.seat != self.players[call.player]:
+            return self._other_seat(state, event)
         words = spoken_words(event.text)
         strong = event.confidence >= self.options.min_confidence
         talk = event.confidence < self.options.talk_confidence
@@ -622,6 +624,25 @@ class Nasty7(Game[Nasty7State]):
             return self._mistake(state, event.t, call.player, kind, rulings,
                                  heard=[*map(self._say_token, call.heard), self._say_token(token)])
         return state
+
+    def _other_seat(self, state: Nasty7State, event: Say) -> Nasty7State:
+        """A voice the array heard from another player's seat is not the
+        caller's call: not its onset, not its words, no evidence of a
+        mistake. Like table talk, it keeps the window open while the caller
+        is talked over (a call after it is not a hesitation)."""
+        call = state.call
+        assert call is not None
+        if call.onset is not None or call.status != "pending":
+            return state
+        end = event.end if event.end is not None else event.t
+        call = msgspec.structs.replace(call, talk_end=max(end, call.talk_end or end))
+        return msgspec.structs.replace(state, call=call)
+
+    def speaker(self, state: Nasty7State) -> str | None:
+        """The player whose call is awaited (the last flip's), else whose turn it is."""
+        if state.call is not None and state.call.status == "pending":
+            return self.players[state.call.player]
+        return self.players[state.turn] if self.players else None
 
     def _kind(self, call: Call, token: str) -> MistakeKind:
         if not call.expected:

@@ -35,6 +35,7 @@ from companion.errors import EventError, RecognizerError
 from companion.events import Audio, Event, Say
 from companion.games.base import Match
 from companion.referee.recognizer import Recognizer, open_recognizer
+from companion.referee.steered import SteeredEar
 from companion.referee.stream import Heard, Listener
 from companion.referee.vad import VadSettings
 from companion.session import Session
@@ -59,11 +60,13 @@ MIN_RATE, MAX_RATE = 8000, 192000
 """Sample rates (Hz) an audio event's WAV may have."""
 
 
-def read_wav(path: Path) -> tuple[npt.NDArray[np.int16], int]:
-    """A WAV file's samples as 16-bit mono (channels averaged) and its rate in Hz.
+def read_wav_channels(path: Path) -> tuple[npt.NDArray[np.int16], int]:
+    """A WAV file's 16-bit samples with every channel, shape ``(n, channels)``,
+    and its rate in Hz.
 
     Raises ``OSError`` if it cannot be read, ``RecognizerError`` (an
-    ``OSError``) if it is not a 16-bit PCM WAV file."""
+    ``OSError``) if it is not a 16-bit PCM WAV file, claims more than
+    ``MAX_CHANNELS`` channels or a rate outside ``MIN_RATE..MAX_RATE``."""
     try:
         with wave.open(str(path), "rb") as wf:
             width, channels, rate = wf.getsampwidth(), wf.getnchannels(), wf.getframerate()
@@ -82,10 +85,21 @@ def read_wav(path: Path) -> tuple[npt.NDArray[np.int16], int]:
                               "audio events need 16-bit PCM")
     if len(data) % (width * channels):  # cut inside a frame: drop the partial frame
         data = data[:len(data) - len(data) % (width * channels)]
-    pcm = np.frombuffer(data, dtype="<i2")
-    if channels > 1:
-        pcm = pcm.reshape(-1, channels).mean(axis=1).round().astype(np.int16)
-    return pcm.astype(np.int16), rate
+    return np.frombuffer(data, dtype="<i2").reshape(-1, channels).astype(np.int16), rate
+
+
+def read_wav(path: Path) -> tuple[npt.NDArray[np.int16], int]:
+    """A WAV file's samples as 16-bit mono (channels averaged) and its rate in
+    Hz. Raises as ``read_wav_channels``."""
+    pcm, rate = read_wav_channels(path)
+    return mono_of(pcm), rate
+
+
+def mono_of(pcm: npt.NDArray[np.int16]) -> npt.NDArray[np.int16]:
+    """One channel of 16-bit samples from ``(n, channels)``: the channels averaged."""
+    if pcm.shape[1] == 1:
+        return pcm[:, 0].copy()
+    return pcm.mean(axis=1).round().astype(np.int16)
 
 
 def set_grammar(listener: Listener, match: Match[Any]) -> None:
@@ -101,10 +115,13 @@ def set_grammar(listener: Listener, match: Match[Any]) -> None:
 
 def hear_recording(recognizer: Recognizer, pcm: npt.NDArray[np.int16], rate: int, *,
                    start: float, later: Sequence[Event], match: Match[Any],
-                   settings: EarSettings | None = None) -> list[Say]:
+                   settings: EarSettings | None = None,
+                   ear: SteeredEar | None = None) -> list[Say]:
     """The ``say`` events heard in a recording whose sample 0 is at ``start``
     seconds, given the session's ``later`` events (in time order) and the
-    ``match`` as it stands at ``start`` (it is not changed)."""
+    ``match`` as it stands at ``start`` (it is not changed). With ``ear`` (a
+    microphone array), ``pcm`` is ``(n, M)``: the ear steers at the game's
+    expected speaker after each event and gives each say its seat."""
     s = settings or EarSettings()
     sim = match.copy()
     listener = Listener(recognizer, rate, vad=s.vad)
@@ -112,10 +129,13 @@ def hear_recording(recognizer: Recognizer, pcm: npt.NDArray[np.int16], rate: int
     chunk = max(1, round(s.chunk * rate))
     says: list[Say] = []
     pos = 0
+    started: list[bool] = []  # the beam's first output block was placed on the clock
+    if ear is not None:
+        ear.steer_at(sim.game.speaker(sim.state), start)
 
     def take(heard: list[Heard]) -> None:
         for h in heard:
-            say = h.to_say()
+            say = ear.say(h) if ear is not None else h.to_say()
             says.append(say)
             with contextlib.suppress(EventError):  # the copy only steers the grammar
                 sim.apply(say)
@@ -123,9 +143,17 @@ def hear_recording(recognizer: Recognizer, pcm: npt.NDArray[np.int16], rate: int
     def feed(n: int) -> None:
         nonlocal pos
         end = min(len(pcm), pos + n)
-        if end > pos:
-            take(listener.feed(pcm[pos:end], start if pos == 0 else None))
-            pos = end
+        if end <= pos:
+            return
+        t = start if pos == 0 else None
+        if ear is None:
+            take(listener.feed(pcm[pos:end], t))
+        else:
+            mono, t_mono = ear.feed(pcm[pos:end], t)
+            if len(mono):
+                take(listener.feed(mono, None if started else t_mono))
+                started.append(True)
+        pos = end
 
     stop = start + len(pcm) / rate
     for event in later:
@@ -141,6 +169,8 @@ def hear_recording(recognizer: Recognizer, pcm: npt.NDArray[np.int16], rate: int
         with contextlib.suppress(EventError):
             sim.apply(event)
         set_grammar(listener, sim)
+        if ear is not None:  # against the second before the event, as at the table
+            ear.steer_at(sim.game.speaker(sim.state), event.t)
     while pos < len(pcm):
         feed(chunk)
     take(listener.flush())
@@ -164,12 +194,20 @@ def audio_handler(recognizer_name: str | None, pack: VoicePack, *,
         path = Path(session.base_dir) / event.path
         if not path.is_file():
             raise FileNotFoundError(f"no audio file {str(path)!r}")
-        pcm, rate = read_wav(path)  # a bad file is refused before the recognizer loads
+        pcm, rate = read_wav_channels(path)  # a bad file is refused before the recognizer loads
         if not loaded:
             loaded.append(open_recognizer(recognizer_name, pack))
         index = next(i for i, ev in enumerate(session.events) if ev is event)
         later = session.events[index + 1:]
+        if session.seating is None:
+            return list(hear_recording(loaded[0], mono_of(pcm), rate, start=event.t, later=later,
+                                       match=match, settings=settings))
+        ear = SteeredEar(session.seating, rate)
+        if pcm.shape[1] != ear.channels:
+            raise RecognizerError(
+                f"{str(path)!r} has {pcm.shape[1]} channels; the header's microphones "
+                f"need {ear.channels}, one per microphone")
         return list(hear_recording(loaded[0], pcm, rate, start=event.t, later=later,
-                                   match=match, settings=settings))
+                                   match=match, settings=settings, ear=ear))
 
     return handle

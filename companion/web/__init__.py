@@ -14,6 +14,7 @@ loads with no CDN and no build step.
 | ``settings`` | ``settings.py`` | ``/settings``: microphone, voice, recognizer |
 | ``api`` | ``api.py`` | ``/api/...``: the JSON API the pages use (docs/control-page.md) |
 | ``stream`` | ``stream.py`` | ``/api/events/stream``: live updates (server-sent events) |
+| ``seats`` | ``seats.py`` | ``/seats``: where each player sits around a microphone array |
 """
 
 from __future__ import annotations
@@ -98,7 +99,7 @@ def create_app(hub: Hub, *, pin: str | None = None, state: Path | None = None,
     app.extensions["companion.control"] = control
     app.extensions["companion.live"] = live
 
-    from companion.web import api, fingerguns, history, settings, setup, stream, table
+    from companion.web import api, fingerguns, history, seats, settings, setup, stream, table
 
     app.register_blueprint(table.bp)
     app.register_blueprint(setup.bp)
@@ -107,6 +108,7 @@ def create_app(hub: Hub, *, pin: str | None = None, state: Path | None = None,
     app.register_blueprint(api.bp)
     app.register_blueprint(stream.bp)
     app.register_blueprint(fingerguns.bp)
+    app.register_blueprint(seats.bp)
     return app
 
 

@@ -1,0 +1,221 @@
+"""Microphone arrays (issue 18): one microphone against the steered arrays.
+
+Renders seeded Nasty 7 rounds in the room simulation (bench/roomsim.py:
+human FSDD calls of george, jackson and lucas, talk at other seats, kitchen
+noise, RT60 0.45 s), replays each through the same ear as ``companion
+replay`` (pocketsphinx) heard by one microphone (the 4-mic array's first
+channel), by the 4-mic USB array and by the 6-mic HAT, and prints per array
+and condition:
+
+- verdicts right: calls reached whose ruling is the truth's (``call_ok`` for
+  a right call, a mistake for a wrong number);
+- false mistakes: right calls ruled a mistake;
+- wrong seat taken (``wrong_seat`` only): calls ruled ``call_ok`` before the
+  caller spoke, i.e. on the other player's voice;
+- seat found / seat wrong: the caller's utterance given the caller's seat,
+  or another seat (a seat is given only when sure);
+- CPU of the beamformer and the seat estimate per second of audio (thread
+  CPU time, this machine) and the latency they add.
+
+    python bench/arrays.py --sessions 12 --seed 1
+
+``run(...)`` returns the table's rows; bench/referee.py may call it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import platform
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, ClassVar
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import roomsim
+
+from companion.events import Say
+from companion.games.base import Match
+from companion.referee.beam import FRAME, HOP
+from companion.referee.judge import audio_handler
+from companion.referee.recognizer import Recognizer, open_recognizer
+from companion.referee.steered import SteeredEar
+from companion.replay import replay
+from companion.session import load_session
+from companion.voice.pack import load_pack
+
+ARRAYS = ("one", "usb4", "hat6")
+
+
+@dataclass
+class Cell:
+    """Counts for one array and condition."""
+
+    calls: int = 0
+    right: int = 0
+    right_calls: int = 0
+    false_mistakes: int = 0
+    no_ruling: int = 0
+    wrong_seat_taken: int = 0
+    seat_found: int = 0
+    seat_wrong: int = 0
+    audio_s: float = 0.0
+    stage_cpu_s: float = 0.0
+    utterances: int = 0
+    misses: list[str] = field(default_factory=list)
+
+
+class _Timed(SteeredEar):
+    """A ``SteeredEar`` that adds its thread CPU time to ``spent``."""
+
+    spent: ClassVar[list[float]] = [0.0]
+    utterances: ClassVar[list[int]] = [0]
+
+    def feed(self, block: Any, t: float | None = None) -> Any:
+        t0 = time.thread_time()
+        try:
+            return super().feed(block, t)
+        finally:
+            self.spent[0] += time.thread_time() - t0
+
+    def seat_of(self, onset: float) -> Any:
+        t0 = time.thread_time()
+        try:
+            return super().seat_of(onset)
+        finally:
+            self.spent[0] += time.thread_time() - t0
+            self.utterances[0] += 1
+
+
+def _judge(rendered: roomsim.Rendered, rulings: list[Any], says: list[Say],
+           cell: Cell, array: str) -> None:
+    calls = rendered.calls
+    for j, call in enumerate(calls):
+        upto = calls[j + 1].flip_t if j + 1 < len(calls) else float("inf")
+        verdict = next((r for r in rulings if r.type in ("call_ok", "mistake")
+                        and getattr(r, "player", None) == call.player
+                        and call.flip_t <= r.t <= upto + 1e-6), None)
+        cell.calls += 1
+        cell.right_calls += call.kind == "right"
+        want = "call_ok" if call.kind == "right" else "mistake"
+        if verdict is None:
+            cell.no_ruling += 1
+        elif verdict.type == want:
+            cell.right += 1
+        if call.kind == "right" and verdict is not None and verdict.type == "mistake":
+            cell.false_mistakes += 1
+            cell.misses.append(f"{rendered.path.name} {call.player} {verdict.kind}")
+        if (call.prompt is not None and verdict is not None and verdict.type == "call_ok"
+                and verdict.t < call.onset_t - 0.15):
+            cell.wrong_seat_taken += 1
+        if array != "one":
+            near = [s for s in says if abs(s.t - call.onset_t) < 0.3]
+            if near:
+                seat = near[0].seat
+                cell.seat_found += seat == call.player
+                cell.seat_wrong += seat is not None and seat != call.player
+        if verdict is not None and verdict.type == "mistake":
+            break  # the round ends: later calls are not reached
+
+
+def _replay(path: Path, recognizer: Recognizer, pack: Any) -> tuple[list[Any], list[Say]]:
+    session = load_session(path)
+    handler = audio_handler(None, pack, recognizer=recognizer)
+    heard: list[Say] = []
+
+    def on_audio(event: Any, s: Any, match: Match[Any]) -> Any:
+        out = handler(event, s, match)
+        heard.extend(e for e in out if isinstance(e, Say))
+        return out
+
+    return list(replay(session, on_audio=on_audio)), heard
+
+
+def run(sessions: int, seed: int, conditions: Iterable[str] = roomsim.CONDITIONS,
+        arrays: Iterable[str] = ARRAYS, folder: Path | None = None,
+        progress: Callable[[str], None] | None = None) -> dict[tuple[str, str], Cell]:
+    """Render and judge ``sessions`` rounds per condition; the cells by
+    ``(array, condition)``."""
+    import companion.referee.judge as judge
+
+    judge.SteeredEar = _Timed  # type: ignore[misc]  # time the array stage
+    pack = load_pack("en")
+    recognizer = open_recognizer("pocketsphinx", pack)
+    arrays = list(arrays)
+    cells: dict[tuple[str, str], Cell] = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        base = folder or Path(tmp)
+        for condition in conditions:
+            for i in range(sessions):
+                renders: dict[str, roomsim.Rendered] = {}
+                for array in ("usb4", "hat6"):
+                    if array in arrays or (array == "usb4" and "one" in arrays):
+                        renders[array] = roomsim.render_session(
+                            base, f"{condition}-{i}-{array}", condition=condition,
+                            array=array, seed=seed * 1000 + i)
+                for array in arrays:
+                    cell = cells.setdefault((array, condition), Cell())
+                    rendered = renders["usb4" if array == "one" else array]
+                    path = (roomsim.mono_copy(rendered, base, f"{condition}-{i}-one")
+                            if array == "one" else rendered.path)
+                    _Timed.spent[0], _Timed.utterances[0] = 0.0, 0
+                    rulings, says = _replay(path, recognizer, pack)
+                    cell.audio_s += rendered.seconds
+                    cell.stage_cpu_s += _Timed.spent[0]
+                    cell.utterances += _Timed.utterances[0]
+                    _judge(rendered, rulings, says, cell, array)
+                if progress:
+                    progress(f"{condition} {i + 1}/{sessions}")
+    return cells
+
+
+def _pct(a: int, b: int) -> str:
+    return f"{100 * a / b:.1f} % ({a}/{b})" if b else "-"
+
+
+def table(cells: dict[tuple[str, str], Cell]) -> str:
+    """The cells as a Markdown table."""
+    rows = ["| array | condition | verdicts right | false mistakes | no ruling | "
+            "wrong seat taken | seat found | seat wrong | array CPU per s of audio |",
+            "|---|---|---|---|---|---|---|---|---|"]
+    for (array, condition), c in cells.items():
+        cpu = (f"{1000 * c.stage_cpu_s / c.audio_s:.1f} ms ({100 * c.stage_cpu_s / c.audio_s:.2f} %"
+               " of a core)" if array != "one" and c.audio_s else "-")
+        wrong = _pct(c.wrong_seat_taken, c.calls) if condition == "wrong_seat" else "-"
+        seat = _pct(c.seat_found, c.calls) if array != "one" else "-"
+        seat_w = _pct(c.seat_wrong, c.calls) if array != "one" else "-"
+        rows.append(f"| {array} | {condition} | {_pct(c.right, c.calls)} | "
+                    f"{_pct(c.false_mistakes, c.right_calls)} | {_pct(c.no_ruling, c.calls)} | "
+                    f"{wrong} | {seat} | {seat_w} | {cpu} |")
+    return "\n".join(rows)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--sessions", type=int, default=12, help="rounds per condition")
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--conditions", default=",".join(roomsim.CONDITIONS))
+    ap.add_argument("--arrays", default=",".join(ARRAYS))
+    args = ap.parse_args()
+    start = time.perf_counter()
+    cells = run(args.sessions, args.seed, args.conditions.split(","), args.arrays.split(","),
+                progress=lambda s: print(s, file=sys.stderr, flush=True))
+    print(f"Microphone arrays: {args.sessions} rounds per condition, seed {args.seed}, "
+          f"pocketsphinx; {platform.machine()} {platform.processor() or ''}".rstrip())
+    print()
+    print(table(cells))
+    print()
+    print(f"Added latency: the beam's STFT delay {1000 * (FRAME - HOP) / 16000:.0f} ms at "
+          "16 kHz; the seat estimate runs once per utterance when it ends.")
+    misses = [m for c in cells.values() for m in c.misses]
+    if misses:
+        print("False mistakes: " + "; ".join(misses))
+    print(f"({time.perf_counter() - start:.0f} s)")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,147 @@
+// The seat setup page: the table as a circle with each player where the
+// companion hears them; drag a name to move a seat; "Find the seats" asks
+// each player in turn to speak. Angles are degrees counter-clockwise from
+// the array's x axis (to the right on the page), as the companion stores them.
+"use strict";
+(() => {
+  const csrf = document.querySelector('meta[name="csrf-token"]').content;
+  const svg = document.getElementById("seats-table");
+  const group = document.getElementById("seats-players");
+  const status = document.getElementById("seats-status");
+  const missing = document.getElementById("seats-missing");
+  const find = document.getElementById("seats-find");
+  const RADIUS = 110;
+  const NS = "http://www.w3.org/2000/svg";
+  let view = null;
+  let dragging = null;
+  let finding = false;
+
+  async function post(url, data) {
+    const res = await fetch(url, {
+      method: "POST", credentials: "same-origin",
+      headers: { "Content-Type": "application/json", "X-CSRFToken": csrf },
+      body: JSON.stringify(data),
+    });
+    let reply = null;
+    try { reply = await res.json(); } catch (err) { reply = null; }
+    if (!res.ok) {
+      status.textContent = (reply && reply.error) || "Refused.";
+      return null;
+    }
+    return reply;
+  }
+
+  async function load() {
+    try {
+      const res = await fetch("/api/seats", { credentials: "same-origin" });
+      view = await res.json();
+    } catch (err) {
+      status.textContent = "The table cannot be reached.";
+      return;
+    }
+    draw();
+  }
+
+  function point(deg) {
+    const a = deg * Math.PI / 180;
+    return [RADIUS * Math.cos(a), -RADIUS * Math.sin(a)];
+  }
+
+  function draw() {
+    if (dragging) return;
+    group.replaceChildren();
+    missing.replaceChildren();
+    if (!view.array) {
+      status.textContent = "This companion has no microphone array: seats are not needed.";
+      find.hidden = true;
+      return;
+    }
+    if (!view.players.length) {
+      status.textContent = "Start a game first: then find where its players sit.";
+      find.hidden = true;
+      return;
+    }
+    find.hidden = false;
+    if (view.listening) {
+      status.textContent = view.listening + ": say your name, or \u201chere\u201d.";
+    } else if (!finding) {
+      status.textContent = "Each player is shown where the companion hears them.";
+    }
+    for (const name of view.players) {
+      const deg = view.seats[name];
+      if (deg === null || deg === undefined) {
+        const li = document.createElement("li");
+        li.textContent = name + ": not heard yet";
+        missing.append(li);
+        continue;
+      }
+      const [x, y] = point(deg);
+      const g = document.createElementNS(NS, "g");
+      g.setAttribute("class", "seat" + (name === view.listening ? " listening" : ""));
+      g.setAttribute("data-player", name);
+      g.setAttribute("transform", `translate(${x} ${y})`);
+      const dot = document.createElementNS(NS, "circle");
+      dot.setAttribute("r", "22");
+      const label = document.createElementNS(NS, "text");
+      label.setAttribute("text-anchor", "middle");
+      label.setAttribute("dy", "0.35em");
+      label.textContent = name;
+      g.append(dot, label);
+      g.addEventListener("pointerdown", (ev) => startDrag(ev, g, name));
+      group.append(g);
+    }
+  }
+
+  function angleAt(ev) {
+    const box = svg.getBoundingClientRect();
+    const x = (ev.clientX - box.left) / box.width * 320 - 160;
+    const y = (ev.clientY - box.top) / box.height * 320 - 160;
+    const deg = Math.atan2(-y, x) * 180 / Math.PI;
+    return (deg + 360) % 360;
+  }
+
+  function startDrag(ev, g, name) {
+    ev.preventDefault();
+    dragging = { g, name, deg: null };
+    g.setPointerCapture(ev.pointerId);
+    g.addEventListener("pointermove", moveDrag);
+    g.addEventListener("pointerup", endDrag, { once: true });
+  }
+
+  function moveDrag(ev) {
+    if (!dragging) return;
+    dragging.deg = angleAt(ev);
+    const [x, y] = point(dragging.deg);
+    dragging.g.setAttribute("transform", `translate(${x} ${y})`);
+  }
+
+  async function endDrag(ev) {
+    const d = dragging;
+    d.g.removeEventListener("pointermove", moveDrag);
+    dragging = null;
+    if (d.deg === null) return;
+    const reply = await post("/api/seats", { player: d.name, azimuth: Math.round(d.deg * 10) / 10 });
+    if (reply) { view = reply; draw(); }
+  }
+
+  find.addEventListener("click", async () => {
+    finding = true;
+    find.disabled = true;
+    for (const name of view.players) {
+      const reply = await post("/api/seats/listen", { player: name });
+      if (!reply) break;
+      view = reply;
+      draw();
+      while (view.listening === name) {
+        await new Promise((ok) => setTimeout(ok, 300));
+        await load();
+      }
+    }
+    finding = false;
+    find.disabled = false;
+    status.textContent = "Done. Drag a name if a seat is not where that player sits.";
+  });
+
+  load();
+  setInterval(load, 1000);
+})();
