@@ -18,11 +18,13 @@ from companion.web.optionform import OptionField, option_fields
 
 @dataclass(frozen=True)
 class Words:
-    """``label`` and ``help`` for players; ``advanced``: folded away."""
+    """``label`` and ``help`` for players; ``advanced``: folded away;
+    ``hidden``: not on the page at all (the companion picks it)."""
 
     label: str
     help: str = ""
     advanced: bool = False
+    hidden: bool = False
 
 
 def _deck(kind: str) -> Words:
@@ -88,6 +90,8 @@ WORDS: dict[str, dict[str, Words]] = {
                                   "every second round picks the card first."),
         "pick_discards": Words("Players choose the cards they lose", "Otherwise the "
                                "companion takes the chosen card, then the lowest."),
+        "face_down_seed": Words("Face-down card labels", "Picked by the companion so a "
+                                "label says nothing of the card.", hidden=True),
     },
     "cheap_shot": {
         "target_points": Words("Points to win", "Empty: 100 for 2 or 3 players, 75 for 4 "
@@ -111,6 +115,8 @@ def setup_fields(game: str, options_type: type) -> tuple[list[OptionField], list
         words = WORDS.get(game, {}).get(f.name)
         if words is None:
             advanced.append(replace(f, help=""))
+            continue
+        if words.hidden:
             continue
         field = replace(f, label=words.label, help=words.help)
         (advanced if words.advanced else house).append(field)
