@@ -228,11 +228,14 @@ def run_worker(name: str, data: Path, splits: list[str], conditions: list[str], 
                     records.append({"split": split, "condition": condition, **v})
                 timing.append({"split": split, "condition": condition, "session": path.stem,
                                "cpu": cpu, "seconds": seconds})
-    helper_mb = backends.helper_peak_mb(backend)
-    result.write_text(json.dumps({"backend": name, "load_s": load_s,
-                                  "peak_mb": referee.peak_mb() + helper_mb,
-                                  "helper_mb": helper_mb, "records": records,
-                                  "timing": timing}))
+            # after each condition, so a run cut short still has what it measured
+            helper_mb = backends.helper_peak_mb(backend)
+            result.write_text(json.dumps({"backend": name, "load_s": load_s,
+                                          "peak_mb": referee.peak_mb() + helper_mb,
+                                          "helper_mb": helper_mb, "records": records,
+                                          "timing": timing}))
+            print(f"{name} {split} {condition}: {len(paths)} sessions", file=sys.stderr,
+                  flush=True)
 
 
 def spawn(name: str, data: Path, splits: list[str], conditions: list[str], limit: int | None,
@@ -437,7 +440,23 @@ def section(names: list[str], data: Path, splits: list[str], conditions: list[st
     return report(results, data, splits, conds, limits)
 
 
+def report_kept(work: Path, data: Path, splits: list[str]) -> str:
+    """The report from the worker results kept in ``work`` (``referee.py
+    --keep``), complete or not: what a run cut short had measured."""
+    parts: dict[str, list[dict[str, Any]]] = {}
+    for path in sorted(work.glob("human-*.json")):
+        res = json.loads(path.read_text())
+        parts.setdefault(res["backend"], []).append(res)
+    results = [merged(p) for p in parts.values()]
+    conds = [c for c in conditions_in(data, splits)
+             if any(r["condition"] == c for res in results for r in res["records"])]
+    return report(results, data, splits, conds, {})
+
+
 if __name__ == "__main__":
+    if sys.argv[1] == "--report":
+        print(report_kept(Path(sys.argv[2]), Path(sys.argv[3]), sys.argv[4].split(",")))
+        sys.exit(0)
     name_, data_, splits_, conds_, limit_, result_ = sys.argv[1:7]
     run_worker(name_, Path(data_), splits_.split(","), conds_.split(","),
                int(limit_) or None, Path(result_))
