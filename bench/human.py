@@ -312,6 +312,14 @@ def summarize(records: list[dict[str, Any]], timing: list[dict[str, Any]]) -> di
     }
 
 
+def call_kind(record: dict[str, Any]) -> str:
+    """A judged call's kind for the by-kind table: ``twin`` for a twin
+    racketeer said right, else its truth kind."""
+    if record["kind"] == "right" and record.get("card") == "twin_racketeer":
+        return "twin"
+    return str(record["kind"])
+
+
 def _num(text: str) -> float:
     head = text.split()[0].rstrip("%")
     return math.nan if head == "n/a" else float(head)
@@ -413,8 +421,24 @@ def report(results: list[dict[str, Any]], data: Path, splits: list[str],
                               [t for t in res["timing"]
                                if t["split"] == split and t["condition"] == condition])
                 rows.append([res["backend"], condition, split, *(s[c] for c in COLUMNS)])
+    kinds = ("right", "twin", "gun", "wrong", "oov", "late")
+    kind_rows = []
+    for res in results:
+        if "skipped" in res:
+            continue
+        for condition in conditions:
+            recs = [r for r in res["records"] if r["condition"] == condition]
+            cells = []
+            for k in kinds:
+                sel = [r for r in recs if call_kind(r) == k]
+                cells.append(f"{_pct(sum(r['verdict'] == 'right' for r in sel), len(sel))}"
+                             f" of {len(sel)}")
+            kind_rows.append([res["backend"], condition, *cells])
     parts += ["Human voices, every figure per backend, condition and split:", "",
               markdown(["backend", "condition", "split", *COLUMNS], rows), "",
+              "Right verdicts by kind of call (splits pooled; twin: a twin racketeer said "
+              "right; oov: zero, eight or nine):", "",
+              markdown(["backend", "condition", *kinds], kind_rows), "",
               "Peak memory on human voices (resident, the worker and its helpers) and load time:",
               "", markdown(["backend", "peak MB", "load s", "note"], mem)]
     return "\n".join(parts)
