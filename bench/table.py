@@ -97,7 +97,7 @@ def button_edges() -> None:
 def loop_cost(folder: Path) -> None:
     hub = LiveHub(Store(folder / "log.sqlite3"), load_pack("en"))
     live = LiveTable(hub)
-    hub.new_game("nasty7", ["Abby", "Beth", "Carter"], {"virtual_deck": True})
+    hub.new_game("nasty7", ["Abby", "Beth", "Carter"], {"virtual_deck": True, "seed": 0})
     steps = []
     for _ in range(2000):
         start = time.perf_counter()

@@ -6,6 +6,7 @@ line on standard error and exit with status 2, never a traceback.
 
 from __future__ import annotations
 
+import inspect
 import sys
 from pathlib import Path
 from typing import Any
@@ -38,7 +39,8 @@ def _emit(rulings: list[Ruling] | Any, *, text: bool, speak: bool, pack: Any) ->
         speaker = open_speaker(pack)
     for ruling in rulings:
         if text:
-            line = sentence(ruling, pack)
+            # the written form of each ruling the companion would say
+            line = sentence(ruling, pack, shown=True) if sentence(ruling, pack) else ""
             if line:
                 click.echo(line)
         else:
@@ -64,7 +66,7 @@ def replay(session: Path | None, game_id: int | None, db: Path | None, speak: bo
            text: bool, recognizer: str | None) -> None:
     """Replay a recorded SESSION (JSON Lines) or a stored game; print its rulings."""
     from companion.replay import replay as run
-    from companion.session import load_session, parse_header
+    from companion.session import load_session
     from companion.voice.pack import lexicon_for_header, load_pack
 
     if (session is None) == (game_id is None):
@@ -82,15 +84,13 @@ def replay(session: Path | None, game_id: int | None, db: Path | None, speak: bo
             parsed = load_session(session, lexicon_for=lexicon_for)
             header = {**parsed.game.header(), "voice": raw.get("voice", "en")}
         else:
-            from companion.session import Session
+            from companion.replay import stored_session
             from companion.store import Store
 
             assert game_id is not None
             store = Store(db)
             header = store.header(game_id)
-            game = parse_header(header, lexicon_for=lexicon_for_header)
-            events = [game.parse_event(o) for o in store.event_objects(game_id)]
-            parsed = Session(game=game, events=events, lines=list(range(1, len(events) + 1)))
+            parsed = stored_session(store, game_id, lexicon_for=lexicon_for_header)
         pack = load_pack(str(header.get("voice", "en")))
         on_audio = None
         if any(ev.type == "audio" for ev in parsed.events):
@@ -99,7 +99,7 @@ def replay(session: Path | None, game_id: int | None, db: Path | None, speak: bo
             on_audio = audio_handler(recognizer, pack)
         _emit(run(parsed, on_audio=on_audio), text=text, speak=speak, pack=pack)
     except SessionError as exc:
-        _fail(f"{session}: {exc}")
+        _fail(f"{session if session is not None else f'game {game_id}'}: {exc}")
     except (CompanionError, OSError) as exc:
         _fail(str(exc))
 
@@ -125,6 +125,32 @@ def games(db: Path | None) -> None:
         winner = f"winner {row.winner}" if row.winner else "in play"
         click.echo(f"{row.id:>4}  {when}  {row.game:<13} {', '.join(row.players)}  "
                    f"({row.events} events, {winner})")
+
+
+@main.command()
+@click.option("--db", type=click.Path(dir_okay=False, path_type=Path),
+              help="The event log, whose folder is the state directory (default: "
+                   "$STATE_DIRECTORY, else the folder of $COMPANION_DB or "
+                   "~/.local/share/companion).")
+@click.option("--set", "new", default=None, metavar="DIGITS", help="Change the PIN to DIGITS.")
+@click.option("--new", "fresh", is_flag=True, help="Change the PIN to 4 random digits.")
+def pin(db: Path | None, new: str | None, fresh: bool) -> None:
+    """Show the table PIN, or change it (--set DIGITS, --new). A running table
+    takes the new PIN at once; phones then enter it again."""
+    import secrets
+
+    from companion.web.access import state_dir, stored_pin
+
+    if new is not None and fresh:
+        _fail("give --set or --new, not both")
+    if fresh:
+        new = "".join(secrets.choice("0123456789") for _ in range(4))
+    try:
+        click.echo(stored_pin(state_dir(db), new=new))
+    except ValueError as exc:  # StoreError is an OSError, not a ValueError
+        _fail(f"--set: {exc}")
+    except (CompanionError, OSError) as exc:
+        _fail(str(exc))
 
 
 @main.command()
@@ -155,7 +181,7 @@ def demo(quiet: bool) -> None:
     for event in parsed.events:
         click.echo(f"{event.t:6.1f}s  {describe(event)}")
         for ruling in match.apply(event):
-            line = sentence(ruling, pack) or describe(ruling)
+            line = sentence(ruling, pack, shown=True) or describe(ruling)
             click.echo(f"{'':8}-> {line}")
             if speaker is not None and sentence(ruling, pack):
                 speaker.say(sentence(ruling, pack))
@@ -178,6 +204,22 @@ main.add_command(_install_service)
 from companion.wiring import wiring_command as _wiring_command  # noqa: E402 - issue 4
 
 main.add_command(_wiring_command)
+
+
+def _whole_summaries(group: click.Group) -> None:
+    """Give every command of ``group`` (and of its subgroups) a summary for
+    ``--help``'s list: the first paragraph of its help, which click then
+    wraps, instead of the first 45 characters or so cut with "...".
+    Commands that set ``short_help`` keep it."""
+    for command in group.commands.values():
+        if command.short_help is None and command.help:
+            paragraph = inspect.cleandoc(command.help).split("\f")[0].split("\n\n")[0]
+            command.short_help = " ".join(paragraph.split())
+        if isinstance(command, click.Group):
+            _whole_summaries(command)
+
+
+_whole_summaries(main)
 
 if __name__ == "__main__":
     main()

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import logging
 import threading
-import time
 from collections.abc import Callable
 from typing import Any
 
@@ -45,19 +44,20 @@ class CountdownCaller:
     ``hub``: the table to listen to and submit ``lock`` to. ``say``: speaks one
     word (default: nothing). ``leds``: called with True on each beat and False
     at the lock (default: nothing). ``beat``: seconds per beat (default
-    ``BEAT_SECONDS``). ``clock``: the table clock (default ``time.monotonic``).
+    ``BEAT_SECONDS``). ``clock``: the table clock (default ``hub.now``, which
+    goes on from a resumed game's last event).
     """
 
     def __init__(self, hub: Hub, *, say: Callable[[str], Any] | None = None,
                  leds: Callable[[bool], Any] | None = None, beat: float = BEAT_SECONDS,
-                 clock: Callable[[], float] = time.monotonic) -> None:
+                 clock: Callable[[], float] | None = None) -> None:
         if beat <= 0:
             raise ValueError(f"beat must be a positive number of seconds, not {beat!r}")
         self.hub = hub
         self.say = say or (lambda word: None)
         self.leds = leds or (lambda on: None)
         self.beat = beat
-        self.clock = clock
+        self.clock = clock or hub.now
         self.locks: list[Ruling] = []
         self._cancel = threading.Event()
         self._worker: threading.Thread | None = None

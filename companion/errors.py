@@ -43,7 +43,12 @@ class OutOfOrderError(IllegalEventError):
 class SessionError(CompanionError, ValueError):
     """A session file is malformed. ``line`` is 1-based; ``field`` may be None."""
 
+    MAX_MESSAGE = 300
+    """Longest ``message`` kept (values in it are quoted short where they arise)."""
+
     def __init__(self, message: str, *, line: int, field: str | None = None) -> None:
+        if len(message) > self.MAX_MESSAGE:
+            message = message[:self.MAX_MESSAGE] + "…"
         where = f"line {line}" + (f", field {field!r}" if field else "")
         super().__init__(f"{where}: {message}")
         self.line = line
@@ -126,3 +131,16 @@ class RequestError(CompanionError, ValueError):
         super().__init__(message)
         self.field = field
         self.status = status
+
+
+# --- input from outside -----------------------------------------------------
+
+
+class JSONInputError(CompanionError, ValueError):
+    """JSON from a phone or a session line that the companion refuses to read:
+    not UTF-8, not JSON, nested too deep, a number too large, a lone
+    surrogate. ``field``: the dotted path of the bad value, or None."""
+
+    def __init__(self, message: str, *, field: str | None = None) -> None:
+        super().__init__(message)
+        self.field = field

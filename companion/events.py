@@ -1,7 +1,9 @@
 """Events: everything that happens at the table, as typed, tagged structs.
 
 Every event has a ``type`` tag and a time ``t`` in seconds on the table clock
-(``time.monotonic()`` at the live table, any origin in a recorded session).
+(at the live table ``time.monotonic()`` plus the offset that makes a resumed
+game's clock go on from its last event, ``Hub.now``; any origin in a
+recorded session).
 Events round-trip through JSON exactly (``to_json`` / ``Game.parse_event``);
 that JSON is the public session format documented in docs/session-format.md.
 
@@ -11,7 +13,11 @@ This module holds the events every game shares. Each game module adds its own
 
 from __future__ import annotations
 
+import enum
 import math
+import re
+import types
+import typing
 from typing import Annotated, Any
 
 import msgspec
@@ -76,7 +82,8 @@ class Audio(Event, frozen=True, kw_only=True, tag="audio"):
 
 class Tick(Event, frozen=True, kw_only=True, tag="tick"):
     """Time passes; lets timeouts (the hesitation limit, a challenge window)
-    fire when nothing else happens."""
+    fire when nothing else happens. The live table logs one only once a
+    deadline (``Game.deadline``) has passed; older logs hold one every 0.1 s."""
 
 
 class Hearing(Event, frozen=True, kw_only=True, tag="hearing"):
@@ -96,3 +103,39 @@ class Undo(Event, frozen=True, kw_only=True, tag="undo"):
 
 SHARED_EVENTS: tuple[type[Event], ...] = (Say, Audio, Tick, Hearing, Undo)
 """Events every game accepts."""
+
+
+def choices(event_type: type[Event], field: str) -> list[str]:
+    """The values a field of ``event_type`` may take when its type is a fixed
+    set (a ``Literal`` or an ``Enum``, optionally ``| None``), in the order
+    declared; an empty list for any other field or an unknown one."""
+    hints = typing.get_type_hints(event_type, include_extras=True)
+    values: list[str] = []
+    pending = [hints[field]] if field in hints else []
+    while pending:
+        kind = pending.pop(0)
+        origin = typing.get_origin(kind)
+        if origin in (typing.Union, types.UnionType, typing.Annotated):
+            pending[:0] = list(typing.get_args(kind))
+        elif origin is typing.Literal:
+            values.extend(str(v) for v in typing.get_args(kind))
+        elif isinstance(kind, type) and issubclass(kind, enum.Enum):
+            values.extend(str(m.value) for m in kind)
+    return values
+
+
+def explain_invalid(message: str, obj: dict[str, Any],
+                    event_types: tuple[type[Event], ...]) -> str:
+    """msgspec's ``Invalid enum value 'joker' - at `$.card```, for the event
+    ``obj``, as ``unknown card 'joker'; one of: racketeer, ...``. Any
+    other message is returned as it is."""
+    match = re.fullmatch(r"Invalid enum value (.+) - at `\$\.(\w+)`", message)
+    if match is None:
+        return message
+    value, field = match.groups()
+    for event_type in event_types:
+        if event_type.__struct_config__.tag == obj.get("type"):
+            allowed = choices(event_type, field)
+            if allowed:
+                return f"unknown {field} {value}; one of: {', '.join(allowed)}"
+    return message

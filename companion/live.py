@@ -2,7 +2,9 @@
 
 Every input becomes an item with a time ``t`` on the table clock: a button
 press (its edge), a page event (when it arrived), words heard (their onset),
-and periodic ``tick``s. The engine must see events in non-decreasing ``t``,
+and a ``tick`` once a deadline of the game has passed (``Game.deadline``:
+the end of a call's or a challenge's window; time passing with nothing
+due is not an event). The engine must see events in non-decreasing ``t``,
 but the inputs arrive late by different amounts: a press is known only when
 the button is released, and words only once the recognizer has closed the
 utterance. So items wait in a heap until the **watermark** (the earliest
@@ -56,25 +58,27 @@ from companion.errors import EventError
 from companion.events import Event, Hearing, Tick
 from companion.hub import Hub
 from companion.presses import PendingFlip, press_events
-from companion.rulings import Ruling, Scores
+from companion.rulings import Ruling, Scores, Undone
 from companion.store import Store
 from companion.table import Table
 from companion.voice.pack import VoicePack
-from companion.voice.phrases import sentence
+from companion.voice.phrases import sentence, spoken_lines
 from companion.voice.speaker import Priority
 
 log = logging.getLogger(__name__)
 
 TICK_S = 0.1
-"""Seconds between ticks (timeouts are ruled at most this late)."""
+"""Seconds between looks at the game's deadline (a timeout is ruled at most
+this late; a tick is logged only when one has passed)."""
 
 MAX_HOLD_S = 2.0
 """Seconds an item may wait for the watermark before it is released anyway."""
 
 PENDING_FLIP_S = 10.0
+"""Seconds a press waits for its card's kind from the tap pad (physical deck
+with the ``wait_for_tap`` option)."""
 ANNOUNCE_WAIT_S = 5.0
 """Seconds a virtual-deck flip waits for its card's announcement to be played."""
-"""Seconds a press waits for its card's kind from the tap pad (physical deck)."""
 
 PAGE_WAIT_S = 5.0
 """Seconds a page request waits for its event to be applied."""
@@ -96,23 +100,20 @@ class _Item:
 class LiveHub(Hub):
     """A ``Hub`` whose events are applied in time order by a ``LiveTable``.
 
-    ``clock``: the table clock (seconds, monotonic). Until a ``LiveTable``
-    runs on its thread, ``submit`` applies at once, as the plain ``Hub`` does."""
+    ``clock``: the process's clock (seconds, monotonic), which the board, the
+    microphone and the speaker also run on; the table clock is ``now()``
+    (``Hub``). Until a ``LiveTable`` runs on its thread, ``submit`` applies at
+    once, as the plain ``Hub`` does."""
 
     def __init__(self, store: Store, pack: VoicePack | None = None, *,
                  clock: Clock = time.monotonic) -> None:
-        super().__init__(store, pack)
-        self.clock = clock
+        super().__init__(store, pack, clock=clock)
         self.pending_press: tuple[str, float] | None = None
         self.buttons: dict[str, int] = {}
         self.microphone: Any = None
         self.recognizer: Any = None
         self.speaker: Any = None
         self.live: LiveTable | None = None
-
-    def now(self) -> float:
-        """The table clock, seconds."""
-        return self.clock()
 
     def apply(self, event: Event) -> list[Ruling]:
         """Apply ``event`` at once (the loop's way in)."""
@@ -155,7 +156,7 @@ class LiveTable:
                  on_ruling: Callable[[Ruling | None, str], None] | None = None,
                  tick_s: float = TICK_S, max_hold: float = MAX_HOLD_S) -> None:
         self.hub = hub
-        self.clock = hub.clock
+        self.clock = hub.now  # the table clock; devices report on hub.clock
         self.board = board
         self.microphone = microphone
         self.listener_for = listener_for
@@ -226,13 +227,21 @@ class LiveTable:
     def submit_and_wait(self, event: Event) -> list[Ruling]:
         """Queue a page event, wait until the loop applied it; return its
         rulings or raise its error. A flip tapped on the pad while a button
-        press waits for its card takes the press's time."""
+        press waits for its card takes the press's time; a flip tapped for the
+        player whose pressed flip is still judged without its card names that
+        card instead (a ``card`` event: the tap wins over inference)."""
         pending = self._pending_flip
         player = getattr(event, "player", None)
         if event.type == "flip" and pending is not None and player == pending[0].player:
             event = msgspec.structs.replace(event, t=pending[0].t)
             self._pending_flip = None
             self.hub.pending_press = None
+        elif event.type == "flip" and getattr(event, "card", None) is not None \
+                and player is not None and self._naming(player):
+            table = self.hub.table
+            assert table is not None
+            event = table.game.parse_event({"type": "card", "t": event.t, "player": player,
+                                            "card": getattr(event, "card", None)})
         item = _Item(t=event.t, seq=next(self._seq), arrived=self.clock(), event=event,
                      done=threading.Event())
         self._push(item)
@@ -242,6 +251,24 @@ class LiveTable:
         if isinstance(item.result, BaseException):
             raise item.result
         return list(item.result or [])
+
+    def _naming(self, player: str | None = None) -> str | None:
+        """The player whose last flip is judged without its card (the call
+        still open, not their turn): a tap stands for naming that card.
+        With ``player``, that player or None."""
+        table = self.hub.table
+        if table is None:
+            return None
+        view = table.game.view(table.state)
+        call = view.get("call")
+        if not isinstance(call, dict) or call.get("card_from") not in ("unknown", "inferred"):
+            return None
+        if call.get("status") not in ("pending", "ok", "unsure", "asked"):
+            return None
+        name = call.get("player")
+        if not isinstance(name, str) or view.get("turn") == name or view.get("winner"):
+            return None
+        return name if player is None or player == name else None
 
     # -- the loop -------------------------------------------------------------------------
 
@@ -293,9 +320,9 @@ class LiveTable:
             if name is None:
                 continue
             if isinstance(what, Press):
-                self.press(name, what.t)
+                self.press(name, self.hub.to_table(what.t))
             elif isinstance(what, Hold):
-                self._say_scores(what.t)
+                self._say_scores(self.hub.to_table(what.t))
 
     def _player_at(self, seat: int) -> str | None:
         table = self.hub.table
@@ -341,6 +368,8 @@ class LiveTable:
         if listener is None or self._audio_done:
             return
         for block in mic.blocks():
+            if self._stop.is_set():  # stopping: the rest of a backlog goes unheard
+                break
             for heard in listener.feed(block.samples, block.t):
                 self._heard(heard)
         if getattr(mic, "finished", False) and not mic.waiting:
@@ -355,9 +384,15 @@ class LiveTable:
             self.ignored_while_speaking += 1
             log.info("ignored %r: the companion was speaking at %.2f", say.text, say.t)
             return
+        to_table = self.hub.to_table
+        say = msgspec.structs.replace(
+            say, t=to_table(say.t), end=None if say.end is None else to_table(say.end))
         self._push(_Item(t=say.t, seq=next(self._seq), arrived=self.clock(), event=say))
 
     def _audio_watermark(self) -> float:
+        return self.hub.to_table(self._audio_watermark_on_device())
+
+    def _audio_watermark_on_device(self) -> float:
         listener = self.listener
         if listener is None or not self._audio_pending():
             return math.inf
@@ -379,7 +414,7 @@ class LiveTable:
         if self.board is not None:
             pending = self.board.pending_since()
             if pending is not None:
-                marks.append(pending)
+                marks.append(self.hub.to_table(pending))
         if self._pending_flip is not None:
             marks.append(self._pending_flip[0].t)
         if self._announced is not None:
@@ -441,7 +476,7 @@ class LiveTable:
         if not played and now - pressed < ANNOUNCE_WAIT_S:
             return
         self._announced = None
-        shown = utterance.end if utterance.end is not None else now
+        shown = self.hub.to_table(utterance.end) if utterance.end is not None else now
         event = {**meaning, "t": max(pressed, min(shown, now))}
         table = self.hub.table
         if table is None:
@@ -509,16 +544,21 @@ class LiveTable:
             self._apply(event)
 
     def _tick(self, now: float) -> None:
+        """Tick once the pending deadline (``Game.deadline``) has passed and
+        no input can still come from before it; time alone is not logged."""
         table = self.hub.table
         if table is None or now - self._last_tick < self.tick_s:
             return
         self._last_tick = now
+        deadline = table.game.deadline(table.state)
+        if deadline is None or now <= deadline:
+            return
         t = min(now, self.watermark(now))
         with self._lock:
             if self._heap:
                 t = min(t, self._heap[0].t)
-        if t > table.match.clock:
-            self._apply(Tick(t=max(t, 0.0)))
+        if t > deadline and t > table.match.clock:
+            self._apply(Tick(t=t))
 
     # -- outputs -----------------------------------------------------------------------------
 
@@ -530,11 +570,15 @@ class LiveTable:
             self.hub.pending_press = None
             if not self.speech_checking:
                 self._set_hearing(self.clock())
+        undone = None
         for ruling in rulings:
-            line = sentence(ruling, pack)
-            self.on_ruling(ruling, line)
-            if line and self.speaker is not None:
-                self.speaker.say(line, Priority.RULING)
+            if isinstance(ruling, Undone):
+                undone = table.logged_event(ruling.what, ruling.at)
+        spoken = spoken_lines(rulings, pack, undone=undone)
+        for ruling, said in zip(rulings, spoken, strict=True):
+            self.on_ruling(ruling, sentence(ruling, pack, shown=True, undone=undone))
+            if said and self.speaker is not None:
+                self.speaker.say(said, Priority.RULING)
             offender = getattr(ruling, "player", None)
             if ruling.type == "mistake" and isinstance(offender, str) and self.board:
                 seat = self._seat_of(offender)
@@ -548,14 +592,20 @@ class LiveTable:
                                  else None)
         if event is not None and event.type == "flip":
             self._after_flip(table, event, view)
+        if self._pending_flip is None:
+            # A tap on the pad now names the card of the flip being judged.
+            naming = self._naming()
+            call = view.get("call") or {}
+            self.hub.pending_press = (naming, float(call.get("flip_t", 0.0))) if naming else None
         self._set_vocabulary()
 
     def _after_flip(self, table: Table, event: Event, view: dict[str, Any]) -> None:
         call = view.get("call") or {}
-        if getattr(event, "card", "x") is None and call.get("player") == event.player:
+        if getattr(event, "card", "x") is None and call.get("player") == event.player \
+                and call.get("card") and call.get("card_from", "seen") == "seen":
             card = str(call.get("card", ""))
             words = self.hub.pack.phrases.get(f"card.{card}") or card.replace("_", " ")
-            self._announce(words)
+            self._announce(words, notice=False)
 
     def _set_hearing(self, now: float) -> None:
         """Log whether calls can be heard now (a ``hearing`` event), so the
@@ -578,9 +628,13 @@ class LiveTable:
             self._vocabulary = (words, items, early)
             listener.set_vocabulary(list(words), items, early=early)
 
-    def _announce(self, text: str) -> None:
+    def _announce(self, text: str, *, notice: bool = True) -> None:
+        """Say and print ``text``; a ``notice`` (device news, an ignored
+        press) is also kept for the page's log (``Hub.notice``)."""
         log.info("announce: %s", text)
         self.on_ruling(None, text)
+        if notice:
+            self.hub.notice(text, self.clock())
         if self.speaker is not None:
             self.speaker.say(text, Priority.NOTICE)
 

@@ -5,14 +5,17 @@ presses (the earliest group of ``board.group_presses``: one press, or a tie
 within 1 ms) into the game's events, from the table as it stands when the
 presses are applied:
 
-* The Nasty 7 (``rules/nasty7.md``): the player whose turn it is flips; with
-  the virtual deck that is a ``flip`` without a card (the engine turns the
-  top card of their virtual stack). With a physical deck the card's kind
-  comes from the control page's tap pad, so the press is returned as a
-  ``PendingFlip`` for the table loop to complete. Anyone else accuses the last
-  caller; tied accusers accuse together (``accuse`` with every name), and
-  they are applied before a tied flip (the accusation is about the call
-  before it). The last caller's own press accuses nobody and is ignored.
+* The Nasty 7 (``rules/nasty7.md``): the player whose turn it is flips, with
+  a ``flip`` without a card: with the virtual deck the engine turns the top
+  card of their virtual stack; with a physical deck the engine infers the
+  card from the call (a tap on the pad or the accusation's question names it
+  later). Only with the ``wait_for_tap`` option is a physical deck's press
+  returned as a ``PendingFlip``, for the table loop to complete with the
+  card tapped on the pad. Anyone else accuses the last caller; tied accusers
+  accuse together (``accuse`` with every name), and they are applied before
+  a tied flip (the accusation is about the call before it). The last
+  caller's own press accuses nobody and is ignored, and every press is
+  ignored while the table is asked which card an accused player flipped.
 * Cheat (``rules/cheat.md``): while the last claim's challenge window is
   open, a press by anyone but the claimant calls cheat (``challenge``);
   otherwise the player whose turn it is puts cards down (a ``claim`` whose
@@ -51,7 +54,9 @@ def _turn(view: dict[str, Any]) -> str | None:
 
 
 def _nasty7(view: dict[str, Any], players: Sequence[str], t: float,
-            virtual_deck: bool) -> list[Meaning]:
+            wait_for_tap: bool) -> list[Meaning]:
+    if view.get("question"):
+        return []  # the accused card must be named first
     turn = _turn(view)
     call = view.get("call") or {}
     caller = call.get("player") if isinstance(call, dict) else None
@@ -61,8 +66,8 @@ def _nasty7(view: dict[str, Any], players: Sequence[str], t: float,
         out.append({"type": "accuse", "t": t, "by": accusers})
     if turn in players:
         assert turn is not None
-        out.append({"type": "flip", "t": t, "player": turn} if virtual_deck
-                   else PendingFlip(player=turn, t=t))
+        out.append(PendingFlip(player=turn, t=t) if wait_for_tap
+                   else {"type": "flip", "t": t, "player": turn})
     return out
 
 
@@ -89,7 +94,10 @@ def press_events(game: Game[Any], view: dict[str, Any], players: Sequence[str],
     if view.get("winner"):
         return []
     if game.name == "nasty7":
-        return _nasty7(view, players, t, bool(getattr(game.options, "virtual_deck", False)))
+        options = game.options
+        wait_for_tap = bool(getattr(options, "wait_for_tap", False)) \
+            and not bool(getattr(options, "virtual_deck", False))
+        return _nasty7(view, players, t, wait_for_tap)
     if game.name == "cheat":
         return _cheat(view, players, t)
     try:

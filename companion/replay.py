@@ -15,8 +15,10 @@ from typing import Any
 from companion.errors import EventError, SessionError
 from companion.events import Audio, Event
 from companion.games.base import Match
+from companion.games.lexicon import Lexicon
 from companion.rulings import Ruling
-from companion.session import Session
+from companion.session import Session, parse_header
+from companion.store import Store
 
 AudioHandler = Callable[[Audio, Session, Match[Any]], list[Event]]
 """Turns an ``audio`` event into the events heard in it (``say`` with onsets)."""
@@ -64,6 +66,27 @@ def replay(session: Session, *, on_audio: AudioHandler | None = None,
         except EventError as exc:
             raise SessionError(str(exc), line=line, field=exc.field) from None
         yield from rulings
+
+
+def stored_session(store: Store, game_id: int, *,
+                   lexicon_for: Callable[[dict[str, Any]], Lexicon] | None = None,
+                   limit: int | None = None) -> Session:
+    """A stored game of the event log as a session (what ``companion replay
+    --game`` replays): its header and its first ``limit`` events (all when
+    None); line numbers count events from 1. Raises
+    ``UnknownStoredGameError`` and ``SessionError`` (a stored event the
+    engine cannot read, naming its number)."""
+    header = store.header(game_id)
+    game = parse_header(header, lexicon_for=lexicon_for)
+    events: list[Event] = []
+    for number, obj in enumerate(store.event_objects(game_id), start=1):
+        if limit is not None and number > limit:
+            break
+        try:
+            events.append(game.parse_event(obj))
+        except EventError as exc:
+            raise SessionError(str(exc), line=number, field=exc.field) from None
+    return Session(game=game, events=events, lines=list(range(1, len(events) + 1)))
 
 
 def replay_all(session: Session, *, on_audio: AudioHandler | None = None) -> Replayed:

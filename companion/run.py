@@ -13,6 +13,7 @@ order; every event was already committed to the log when it was applied.
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import signal
@@ -63,7 +64,9 @@ def _echo(message: str) -> None:
 @click.option("--game", default=None, help="Start this game at once (else set it up on the page).")
 @click.option("--players", default=None, help="Comma-separated players for --game, in seat order.")
 @click.option("--options", "options_json", default=None, help="Game options for --game, as JSON.")
-@click.option("--pin", default=None, help="The table PIN (default: 4 random digits).")
+@click.option("--pin", default=None,
+              help="The table PIN for this run (default: the one kept in the state "
+                   "directory; see companion pin).")
 def run_command(port: int, host: str, pinout_path: Path | None, db: Path | None,
                 microphone: str | None, speaker_device: str | None, recognizer: str | None,
                 no_microphone: bool, game: str | None, players: str | None,
@@ -94,12 +97,36 @@ def run_command(port: int, host: str, pinout_path: Path | None, db: Path | None,
     except BoardError as exc:
         fail(str(exc))
         return
+    busy = _port_problem(host, port)
+    if busy is not None:
+        fail(busy)
     try:
         _run(port=port, host=host, pinout=pinout, db=db, microphone=microphone,
              speaker_device=speaker_device, recognizer=recognizer, no_microphone=no_microphone,
              game=game, players=players, options=options, pin=pin)
     except (CompanionError, OSError) as exc:
         fail(str(exc))
+    except KeyboardInterrupt:  # Ctrl-C before the table was up (then it stops the table)
+        click.echo("Stopped before the table was up.", err=True)
+        sys.exit(0)
+
+
+def _port_problem(host: str, port: int) -> str | None:
+    """Why the page could not listen on ``host``:``port``, in words naming
+    the port, or None if it can (checked by listening there for a moment,
+    before any device is opened; port 0 always can)."""
+    if port == 0:
+        return None
+    try:
+        socket.create_server((host, port)).close()
+    except OSError as exc:
+        if exc.errno == errno.EADDRINUSE:
+            return (f"port {port} is already in use (is another companion running?); "
+                    "choose another with --port")
+        if exc.errno == errno.EACCES:
+            return f"port {port} needs root; choose one above 1023 with --port"
+        return f"cannot serve the page on {host}:{port}: {exc.strerror or exc}"
+    return None
 
 
 def _device(spec: str | None) -> int | str | None:
@@ -120,23 +147,44 @@ def _run(*, port: int, host: str, pinout: Any, db: Path | None, microphone: str 
     from companion.voice.pack import load_pack
     from companion.voice.speaker import Priority, open_speaker
 
+    # SIGTERM or Ctrl-C from here on stops the table once it is up, cleanly.
+    stop = threading.Event()
+
+    def on_signal(signum: int, _frame: Any) -> None:
+        stop.set()
+
+    signal.signal(signal.SIGTERM, on_signal)
+    signal.signal(signal.SIGINT, on_signal)
+
     pack = load_pack("en")
     store = Store(db)
     hub = LiveHub(store, pack)
     if game is not None and players is not None:  # refused before any device opens
         hub.new_game(game, [p.strip() for p in players.split(",")], options)
-    speaker = open_speaker(pack, device=_device(speaker_device))
+    def speaker_warning(message: str) -> None:  # the terminal, and the page in words
+        click.echo(f"companion: warning: {message}", err=True)
+        hub.notice("The speaker is not working: rulings are shown on this page only.")
+
+    speaker = open_speaker(pack, device=_device(speaker_device), warn=speaker_warning)
+
+    def tell(message: str, page: str) -> None:
+        """``message`` on the terminal, ``page`` (the same news in players'
+        words) in the page's log."""
+        _echo(message)
+        hub.notice(page)
 
     choice = choose_pin_factory()
     if choice.mock:
-        _echo(f"No GPIO: running on gpiozero's mock pins ({choice.reason}); "
-              "use the page's virtual buttons.")
+        tell(f"No GPIO: running on gpiozero's mock pins ({choice.reason}); "
+             "use the page's virtual buttons.",
+             "No buttons are wired: the buttons on this page stand in for them.")
     board = Board(pinout, choice.factory)
 
     mic = None
     listener_for = None
     if no_microphone:
-        _echo("Speech checking is off (--no-microphone).")
+        tell("Speech checking is off (--no-microphone).",
+             "Speech checking is off: calls are not checked by ear.")
     else:
         try:
             from companion.referee.recognizer import open_recognizer
@@ -145,7 +193,8 @@ def _run(*, port: int, host: str, pinout: Any, db: Path | None, microphone: str 
             engine = open_recognizer(recognizer, pack)
             mic = Microphone(_device(microphone))
             mic.open()
-            _echo(f"Listening on {mic.name!r} at {mic.rate} Hz with {type(engine).__name__}.")
+            tell(f"Listening on {mic.name!r} at {mic.rate} Hz with {type(engine).__name__}.",
+                 "Listening: calls are checked by ear.")
 
             levels = CallLevels()  # the callers' loudness outlives a reopened stream
 
@@ -154,7 +203,9 @@ def _run(*, port: int, host: str, pinout: Any, db: Path | None, microphone: str 
         except (AudioDeviceError, RecognizerError) as exc:
             mic, listener_for = None, None
             why = str(exc)
-            _echo(f"{why[:1].upper()}{why[1:]}: speech checking is off; the game goes on.")
+            tell(f"{why[:1].upper()}{why[1:]}: speech checking is off; the game goes on.",
+                 "The microphone could not be opened: speech checking is off; "
+                 "the game goes on.")
 
     def show(ruling: Any, line: str) -> None:
         if line:
@@ -174,26 +225,25 @@ def _run(*, port: int, host: str, pinout: Any, db: Path | None, microphone: str 
                                 leds=all_leds)
 
     from companion.web import create_app
+    from companion.web.access import state_dir
     from companion.web.server import start_server
 
-    app = create_app(hub, pin=pin)
+    state = state_dir(store.path)
+    app = create_app(hub, pin=pin, state=state)
     page = start_server(app, host=host, port=port)
     table_pin = str(app.config["TABLE_PIN"])
     address = lan_address() if host in ("0.0.0.0", "") else host
-    _echo(f"Control page: http://{address}:{page.port}/  table PIN {table_pin}")
+    # The kept PIN is not written to the journal: it is spoken, and
+    # `companion pin` shows it. A PIN given with --pin, or a terminal, shows it.
+    shown = table_pin if pin is not None or sys.stdout.isatty() else (
+        f"kept in {state / 'table_pin'} (companion pin shows it)")
+    _echo(f"Control page: http://{address}:{page.port}/  table PIN {shown}")
     speaker.say(f"The control page is at {address.replace('.', ' dot ')}, port {page.port}. "
                 f"The table PIN is {_say_digits(table_pin)}.", Priority.CHATTER)
 
     if game is not None:
         _echo(f"Started {game}: {players}")
 
-    stop = threading.Event()
-
-    def on_signal(signum: int, _frame: Any) -> None:
-        stop.set()
-
-    signal.signal(signal.SIGTERM, on_signal)
-    signal.signal(signal.SIGINT, on_signal)
     live.start()
     try:
         while not stop.wait(0.5):

@@ -23,7 +23,7 @@ import click
 from companion.resources import data_path
 
 SHIPPED_EXEC = "/opt/companion/.venv/bin/companion"
-SHIPPED_DOCS = "file:///opt/companion/README.md"
+SHIPPED_DOCS = "file:///opt/companion/docs/live-table.md"
 UNIT_PATH = Path("/etc/systemd/system/companion.service")
 GROUPS = ("gpio", "audio")
 
@@ -39,12 +39,16 @@ def shipped_unit() -> str:
 
 def render_unit(executable: Path, *, port: int = 8080) -> str:
     """The unit with ``ExecStart`` running ``executable`` (the ``companion``
-    script) and the page on ``port``."""
+    script) and the page on ``port``; ``ProtectHome=read-only`` instead of
+    ``yes`` when that script lives in a home directory."""
     text = shipped_unit().replace(f"{SHIPPED_EXEC} run --port 8080",
                                   f"{executable} run --port {port}")
-    readme = executable.resolve().parent.parent.parent / "README.md"
-    if readme.exists():
-        text = text.replace(SHIPPED_DOCS, f"file://{readme}")
+    if str(executable.resolve()).startswith(("/home/", "/root/")):
+        # A checkout in a home directory must stay readable to the service.
+        text = text.replace("ProtectHome=yes", "ProtectHome=read-only")
+    docs = executable.resolve().parent.parent.parent / "docs" / "live-table.md"
+    if docs.exists():
+        text = text.replace(SHIPPED_DOCS, f"file://{docs}")
     return text
 
 

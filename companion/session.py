@@ -16,7 +16,8 @@ from typing import Any
 
 import msgspec
 
-from companion.errors import CompanionError, EventError, SessionError
+from companion import jsonin
+from companion.errors import CompanionError, EventError, JSONInputError, SessionError
 from companion.events import Event
 from companion.games import make_game
 from companion.games.base import Game
@@ -62,8 +63,9 @@ def parse_header(obj: Any, *, lexicon_for: Callable[[dict[str, Any]], Lexicon] |
             raise SessionError(f"the header needs {key!r}", line=line, field=key)
     unknown = set(obj) - {"game", "players", "options", "voice"}
     if unknown:
-        raise SessionError(f"unknown header field {sorted(unknown)[0]!r}", line=line,
-                           field=sorted(unknown)[0])
+        name = str(sorted(unknown)[0])
+        raise SessionError(f"unknown header field {jsonin.short(name)}", line=line,
+                           field=name[:jsonin.SHORT])
     if not isinstance(obj["players"], list) or not all(isinstance(p, str) for p in obj["players"]):
         raise SessionError("players must be a list of names", line=line, field="players")
     options = obj.get("options", {})
@@ -79,9 +81,10 @@ def parse_header(obj: Any, *, lexicon_for: Callable[[dict[str, Any]], Lexicon] |
         raise SessionError(str(exc), line=line, field=fld) from None
 
 
-def parse_lines(lines: Iterable[str], *, base_dir: Path | None = None,
+def parse_lines(lines: Iterable[str | bytes], *, base_dir: Path | None = None,
                 lexicon_for: Callable[[dict[str, Any]], Lexicon] | None = None) -> Session:
-    """Parse a session from its text lines. Raises ``SessionError``."""
+    """Parse a session from its lines (text, or bytes that must be UTF-8).
+    Raises ``SessionError``."""
     game: Game[Any] | None = None
     events: list[Event] = []
     numbers: list[int] = []
@@ -90,9 +93,9 @@ def parse_lines(lines: Iterable[str], *, base_dir: Path | None = None,
         if not raw.strip():
             continue
         try:
-            obj = msgspec.json.decode(raw.encode())
-        except msgspec.DecodeError as exc:
-            raise SessionError(f"not valid JSON ({exc})", line=number) from None
+            obj = jsonin.loads(raw)
+        except JSONInputError as exc:
+            raise SessionError(str(exc), line=number, field=exc.field) from None
         if game is None:
             game = parse_header(obj, lexicon_for=lexicon_for, line=number)
             continue
@@ -116,7 +119,7 @@ def parse_lines(lines: Iterable[str], *, base_dir: Path | None = None,
 def load_session(path: Path, *,
                  lexicon_for: Callable[[dict[str, Any]], Lexicon] | None = None) -> Session:
     """Parse a session file. Raises ``SessionError`` (bad content) or ``OSError``."""
-    with path.open(encoding="utf-8") as fh:
+    with path.open("rb") as fh:  # each line is checked as UTF-8 on its own (jsonin)
         return parse_lines(fh, base_dir=path.resolve().parent, lexicon_for=lexicon_for)
 
 

@@ -5,12 +5,15 @@ The file uses WAL journaling with ``synchronous=FULL``, so an event that
 ``append`` returned from survives a power cut. One ``Store`` may be shared by
 threads; writes are serialised by a lock.
 
+A new log file is created with mode 0600 (owner only).
+
 Default location: ``$COMPANION_DB``, else
 ``$XDG_DATA_HOME/companion/companion.sqlite3`` (``~/.local/share`` when unset).
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sqlite3
 import threading
@@ -75,6 +78,10 @@ class Store:
         try:
             if str(self.path) != ":memory:":
                 self.path.parent.mkdir(parents=True, exist_ok=True)
+                # Created readable by its owner only; SQLite gives its -wal and
+                # -shm files the mode of the database file.
+                with contextlib.suppress(FileExistsError):  # an existing log keeps its mode
+                    os.close(os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
             self._db = sqlite3.connect(str(self.path), check_same_thread=False,
                                        isolation_level=None)
             self._db.execute("PRAGMA journal_mode=WAL")
@@ -119,6 +126,8 @@ class Store:
 
     def header(self, game_id: int) -> dict[str, Any]:
         """A stored game's header. Raises ``UnknownStoredGameError``."""
+        if not -2**63 <= game_id < 2**63:  # beyond SQLite's integers: no such game
+            raise UnknownStoredGameError(f"no stored game has id {game_id!r}"[:60])
         with self._lock:
             row = self._db.execute("SELECT header FROM games WHERE id = ?", (game_id,)).fetchone()
         if row is None:

@@ -3,7 +3,7 @@
 ``wiring_svg(pinout)`` draws the J8 header as gpiozero describes it (pin
 numbers, names, rows and columns from ``MockFactory().board_info``), and for
 each pin the pinout uses, a lead to a label saying what it connects to. The
-``companion wiring`` command prints it; ``hardware/wiring.svg`` is its output
+``companion wiring`` command prints it; ``docs/wiring.svg`` is its output
 for the shipped ``hardware/pinout.toml``.
 """
 
@@ -110,7 +110,7 @@ def wiring_svg(pinout: Pinout) -> str:
 @click.option("--pinout", "pinout_path", type=click.Path(dir_okay=False, path_type=Path),
               help="Wiring to draw (default: the shipped hardware/pinout.toml).")
 def wiring_command(pinout_path: Path | None) -> None:
-    """Print a pinout's wiring diagram as SVG (companion wiring > hardware/wiring.svg)."""
+    """Print a pinout's wiring diagram as SVG (companion wiring > docs/wiring.svg)."""
     import sys
 
     from companion.errors import BoardError

@@ -937,7 +937,7 @@ def test_rulings_are_said_with_rank_words(events: list[dict[str, Any]], said: st
     game = make_game("cheat", FOUR)
     match: Match[CheatState] = Match(game)
     rulings = match.fold([game.parse_event(e) for e in events])
-    assert said in [sentence(r, load_pack("en")) for r in rulings]
+    assert said in [sentence(r, load_pack("en"), shown=True) for r in rulings]
 
 
 # --- the live table's path: the hub, the SQLite log, a restart -------------------------------

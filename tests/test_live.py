@@ -64,7 +64,8 @@ class Rig:
 
 @pytest.fixture
 def nasty7(tmp_path: Path):
-    rig = Rig(tmp_path, "nasty7", ["Abby", "Beth", "Carter", "Debbie"], {"virtual_deck": True})
+    rig = Rig(tmp_path, "nasty7", ["Abby", "Beth", "Carter", "Debbie"],
+              {"virtual_deck": True, "seed": 0})
     yield rig
     rig.close()
 
@@ -116,7 +117,7 @@ def test_virtual_deck_flip_is_announced_and_leds_follow_the_turn(nasty7: Rig) ->
 
 
 def test_a_mistake_blinks_the_offenders_led(tmp_path: Path) -> None:
-    rig = Rig(tmp_path, "nasty7", ["Abby", "Beth"], {"virtual_deck": True})
+    rig = Rig(tmp_path, "nasty7", ["Abby", "Beth"], {"virtual_deck": True, "seed": 0})
     try:
         # No microphone in this rig, so hearing is off; a scripted call needs it on.
         rig.hub.submit(rig.hub.table.game.parse_event({"type": "hearing", "t": 1.0,
@@ -136,7 +137,7 @@ def test_a_mistake_blinks_the_offenders_led(tmp_path: Path) -> None:
 
 
 def test_holding_a_button_says_the_scores(tmp_path: Path) -> None:
-    rig = Rig(tmp_path, "nasty7", ["Abby", "Beth"], {"virtual_deck": True})
+    rig = Rig(tmp_path, "nasty7", ["Abby", "Beth"], {"virtual_deck": True, "seed": 0})
     try:
         pin = rig.pin(1)
         pin.drive_low()  # held: gpiozero's hold thread fires after hold_time (2 s)
@@ -153,8 +154,43 @@ def test_holding_a_button_says_the_scores(tmp_path: Path) -> None:
         rig.close()
 
 
+def test_physical_deck_press_is_the_flip_and_a_tap_names_its_card(tmp_path: Path) -> None:
+    rig = Rig(tmp_path, "nasty7", ["Abby", "Beth", "Carter"], {})
+    try:
+        rig.press(0, 2.0)
+        # The press alone is the flip; its card is left to the call.
+        assert [e["type"] for e in rig.events()] == ["hearing", "flip"]
+        assert rig.events()[1]["card"] is None
+        assert rig.events()[1]["t"] == pytest.approx(2.0, abs=1e-3)
+        view = rig.hub.table.view()["state"]
+        assert view["turn"] == "Beth" and view["call"]["card_from"] == "unknown"
+        # A tap on the pad now stands for Abby, and names her card.
+        assert rig.hub.pending_press is not None and rig.hub.pending_press[0] == "Abby"
+        rig.clock.now = 2.6
+        tap = rig.hub.table.game.parse_event({"type": "flip", "t": 2.6, "player": "Abby",
+                                              "card": "twin_racketeer"})
+        result: list = []
+        rig.live.start()
+        try:
+            worker = threading.Thread(target=lambda: result.append(rig.hub.submit(tap)))
+            worker.start()
+            worker.join(10)
+        finally:
+            rig.live.stop()
+        assert rig.events()[-1] == {"type": "card", "t": 2.6, "player": "Abby",
+                                    "card": "twin_racketeer"}
+        view = rig.hub.table.view()["state"]
+        assert view["turn"] == "Carter" and view["call"]["card_from"] == "named"
+        assert rig.hub.pending_press is None and result == [[]]
+        # Beth skips: her press now accuses Abby, Carter's is the next flip.
+        rig.press(1, 4.0)
+        assert rig.events()[-1]["type"] == "accuse"
+    finally:
+        rig.close()
+
+
 def test_physical_deck_press_waits_for_the_tapped_card(tmp_path: Path) -> None:
-    rig = Rig(tmp_path, "nasty7", ["Abby", "Beth"], {})
+    rig = Rig(tmp_path, "nasty7", ["Abby", "Beth"], {"wait_for_tap": True})
     try:
         rig.press(0, 2.0)
         assert rig.hub.pending_press is not None and rig.hub.pending_press[0] == "Abby"
@@ -207,7 +243,7 @@ def test_words_heard_while_the_companion_speaks_are_not_judged(tmp_path: Path) -
         speaker = Speaker(PACK, find_output(), clock=clock)
         hub = LiveHub(Store(tmp_path / "log.sqlite3"), PACK, clock=clock)
         live = LiveTable(hub, speaker=speaker)
-        hub.new_game("nasty7", ["Abby", "Beth"], {"virtual_deck": True})
+        hub.new_game("nasty7", ["Abby", "Beth"], {"virtual_deck": True, "seed": 0})
         clock.now = 5.0
         speaker.say("Abby: wrong number, it was five.", Priority.RULING)
         assert speaker.wait_idle(30)
@@ -235,7 +271,7 @@ def test_an_unplugged_microphone_is_announced_and_the_game_goes_on(tmp_path: Pat
         live = LiveTable(rig_hub, microphone=mic,
                          listener_for=lambda rate: Listener(recognizer, rate),
                          on_ruling=lambda _r, line: lines.append(line))
-        rig_hub.new_game("nasty7", ["Abby", "Beth"], {"virtual_deck": True})
+        rig_hub.new_game("nasty7", ["Abby", "Beth"], {"virtual_deck": True, "seed": 0})
         assert live.speech_checking
         mic._stream.abort()  # the one simulated part: the USB microphone goes away
         live.step()
@@ -250,8 +286,9 @@ def test_an_unplugged_microphone_is_announced_and_the_game_goes_on(tmp_path: Pat
 
 
 def test_the_control_page_talks_to_the_live_table(tmp_path: Path) -> None:
-    """A button press, then the card tapped on the page (real Flask app, PIN and
-    CSRF), with the table loop on its own thread and the real table clock."""
+    """A button press (the flip), then its card tapped on the page (real Flask
+    app, PIN and CSRF), with the table loop on its own thread and the real
+    table clock."""
     from companion.web import create_app
 
     factory = MockFactory()
@@ -278,12 +315,14 @@ def test_the_control_page_talks_to_the_live_table(tmp_path: Path) -> None:
         while hub.pending_press is None and time.monotonic() < deadline:
             time.sleep(0.01)
         assert hub.pending_press is not None and hub.pending_press[0] == "Abby"
+        (flip,) = [e for e in hub.table.match.effective if e.type == "flip"]
+        assert flip.player == "Abby" and flip.card is None  # the press alone
+        assert abs(flip.t - pressed_at) < 0.05  # the press's edge
         reply = client.post("/api/events", json={"type": "flip", "card": "racketeer"},
                             headers=headers)
         assert reply.status_code == 200, reply.get_json()
-        (flip,) = [e for e in hub.table.match.effective if e.type == "flip"]
-        assert flip.player == "Abby" and flip.card == "racketeer"
-        assert abs(flip.t - pressed_at) < 0.05  # the press's edge, not the tap's time
+        named = hub.table.match.effective[-1]
+        assert named.type == "card" and named.player == "Abby" and named.card == "racketeer"
         # A virtual button on the page is judged like a real press: Carter accuses.
         assert client.post("/api/press", json={"player": "Carter"},
                            headers=headers).status_code == 200
@@ -346,7 +385,7 @@ def test_a_press_waits_for_the_recognizer_to_catch_up(tmp_path: Path) -> None:
     hub = LiveHub(Store(tmp_path / "log.sqlite3"), PACK, clock=clock)
     live = LiveTable(hub, microphone=recording,
                      listener_for=lambda rate: Listener(recognizer, rate))
-    hub.new_game("nasty7", ["Abby", "Beth", "Carter"], {"virtual_deck": True})
+    hub.new_game("nasty7", ["Abby", "Beth", "Carter"], {"virtual_deck": True, "seed": 0})
     clock.now = 1.1
     live.press("Abby", 1.0)
     recording.feed_until(1.5)

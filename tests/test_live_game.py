@@ -104,7 +104,7 @@ def test_a_short_game_of_nasty7(tmp_path: Path) -> None:
     # Every spoken line was played to the end through the sound device.
     said = [u for u in speaker.spoken if u.completed]
     texts = [u.text for u in said]
-    assert "Beth: wrong number. I heard three, it was two." in texts
+    assert "Beth, wrong, three not two." in texts
     assert texts.count("racketeer") == 5  # each virtual flip announced
     assert len(played) > 0 and float(np.sqrt(np.mean(played.astype(float) ** 2))) > 300
     # One playback stream per sentence, each as long as its speech (the

@@ -333,7 +333,9 @@ def test_accusing_an_unheard_call_rules_nothing() -> None:
     ([flip(1, "Abby"), say(1.5, "one"), {"t": 2, "type": "accuse", "by": []}], "by"),
     ([flip(1, "Abby"), say(1.5, "one"), {"t": 2, "type": "accuse", "by": ["Zed"]}], "by"),
     ([flip(1, "Zed")], "player"),
-    ([flip(1, "Abby", None)], "card"),
+    ([flip(1, "Abby", None), {"t": 2, "type": "card", "player": "Beth", "card": "gun"}],
+     "player"),
+    ([flip(1, "Abby"), {"t": 2, "type": "card", "player": "Abby", "card": "gun"}], "card"),
 ])
 def test_illegal_events_name_their_field(events: list[dict[str, Any]], field: str) -> None:
     with pytest.raises(IllegalEventError) as err:

@@ -146,7 +146,7 @@ def test_espeak_hums_rarely_reach_the_mistake_threshold(sy: Synth,
     """espeak-ng's hum ("h@m") sounds like "thoo" to the model (its phone loop
     says TH UW): heard as "two" in three of its five voices, at 0.67-0.81
     (measured). Only en-us+m3 reaches the engine's mistake threshold: a known
-    false-mistake source, reported in bench/RESULTS.md; the bound is one
+    false-mistake source, reported in bench/HISTORY.md; the bound is one
     voice in five."""
     at_threshold = 0
     for voice in ESPEAK:

@@ -78,7 +78,7 @@ def test_a_bad_session_names_the_line_and_field_and_exits_2(tmp_path: Path, line
 
 def test_an_illegal_event_mid_session_stops_with_its_line(tmp_path: Path) -> None:
     path = write(tmp_path, HEADER, '{"t": 1, "type": "flip", "player": "Abby", "card": "gun"}',
-                 '{"t": 1.5, "type": "flip", "player": "Abby"}')
+                 '{"t": 1.5, "type": "card", "player": "Abby", "card": "racketeer"}')
     result = CliRunner().invoke(main, ["replay", str(path)])
     assert result.exit_code == 2
     assert "line 3, field 'card'" in result.output
@@ -155,6 +155,6 @@ def test_demo_narrates_the_example_and_its_rulings() -> None:
     assert result.exit_code == 0, result.output
     lines = [line.strip() for line in result.output.splitlines()]
     assert "1.0s  Abby flips a racketeer." in lines
-    assert "-> call ok: player Carter, count 3" in lines
+    assert "-> Carter: right. The count is 3." in lines
     assert lines[-3:] == ["-> Abby: wrong number. I heard five, it was one.",
                           "-> Abby takes 11 cards.", "-> New round. Abby starts at one."]

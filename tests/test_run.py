@@ -88,7 +88,12 @@ def test_run_with_a_microphone_and_speaker_serves_the_page(tmp_path: Path) -> No
         port = int(re.search(r":(\d+)/", line).group(1))  # type: ignore[union-attr]
         with urllib.request.urlopen(f"http://127.0.0.1:{port}/", timeout=30) as response:
             assert response.status == 200
-            assert "<html" in response.read().decode().lower()
+            page = response.read().decode()
+            assert "<html" in page.lower()
+        # What the terminal said at start is in the page's log too, in players' words.
+        assert '<li class="ruling r-notice"' in page
+        assert "Listening: calls are checked by ear." in page
+        assert "No buttons are wired: the buttons on this page stand in for them." in page
     finally:
         out, err = _stop(proc)
         notify.close()
@@ -135,3 +140,38 @@ def test_a_pin_named_twice_stops_run_with_its_name(tmp_path: Path) -> None:
                            str(pinout)], capture_output=True, text=True, timeout=120)
     assert done.returncode == 2
     assert "GPIO18 is named twice: status LED and seat 1 LED" in done.stderr
+
+
+def test_ctrl_c_stops_the_table_as_cleanly_as_sigterm(tmp_path: Path) -> None:
+    # With the microphone and pocketsphinx, so the phone-loop worker runs too.
+    # A terminal's Ctrl-C is SIGINT to the whole foreground process group:
+    # the companion in a session of its own, and the signal to its group.
+    infile, outfile = tmp_path / "mic.raw", tmp_path / "played.raw"
+    write_raw_input(None, infile, 16000, tail_s=120.0)
+    config = tmp_path / "asound.conf"
+    config.write_text(CONFIG.format(infile=infile, outfile=outfile))
+    notify = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+    notify.bind(str(tmp_path / "notify.sock"))
+    notify.settimeout(30)
+    env = {**os.environ, "ALSA_CONFIG_PATH": str(config),
+           "NOTIFY_SOCKET": str(tmp_path / "notify.sock"), "PYTHONUNBUFFERED": "1"}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "companion.cli", "run", "--port", "0", "--recognizer",
+         "pocketsphinx", "--db", str(tmp_path / "log.sqlite3")],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
+        start_new_session=True)
+    try:
+        assert "READY=1" in _notices(notify, {"READY=1"})
+        workers = subprocess.run(["pgrep", "-g", str(proc.pid), "-f", "phone_loop"],
+                                 capture_output=True, text=True).stdout.split()
+        assert workers, "the phone-loop worker is not running"
+        os.killpg(proc.pid, signal.SIGINT)
+        out, err = proc.communicate(timeout=60)
+    finally:
+        notify.close()
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+    assert proc.returncode == 0, err
+    assert "Traceback" not in err and "KeyboardInterrupt" not in err, err
+    assert out.rstrip().endswith("Stopped; the event log is closed.")

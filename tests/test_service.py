@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import shutil
 import subprocess
 import sys
@@ -45,6 +46,37 @@ def test_verify_catches_a_broken_unit(tmp_path: Path) -> None:
     done = subprocess.run(["systemd-analyze", "verify", str(unit)], capture_output=True,
                           text=True, timeout=120)
     assert "restart specifier" in done.stderr
+
+
+@pytest.mark.skipif(shutil.which("systemd-analyze") is None,
+                    reason="systemd-analyze is not installed, so the unit cannot be rated")
+def test_unit_rates_under_5_in_systemd_analyze_security(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # Before issue 20 the unit rated 9.2 UNSAFE.
+    unit = tmp_path / "companion.service"
+    unit.write_text(render_unit(EXECUTABLE, port=8123))
+    done = subprocess.run(["systemd-analyze", "security", "--offline=true", "--no-pager",
+                           str(unit)], capture_output=True, text=True, timeout=120)
+    found = re.search(r"Overall exposure level for \S+: ([\d.]+) (\w+)", done.stdout)
+    assert found, done.stdout + done.stderr
+    with capsys.disabled():  # shown in every test run's output, not only with -s
+        print(f"\n[systemd-analyze security] companion.service: {found[1]} {found[2]}")
+    assert float(found[1]) < 5.0, done.stdout
+
+
+def test_shipped_unit_is_hardened() -> None:
+    unit = shipped_unit().splitlines()
+    for line in ("UMask=0077", "NoNewPrivileges=yes", "ProtectSystem=strict",
+                 "ProtectHome=yes", "PrivateTmp=yes", "CapabilityBoundingSet=",
+                 "RestrictAddressFamilies=AF_UNIX AF_INET AF_INET6 AF_NETLINK",
+                 "SystemCallFilter=@system-service", "DevicePolicy=closed",
+                 "DeviceAllow=char-gpiochip rw", "DeviceAllow=char-alsa rw"):
+        assert line in unit, line
+
+
+def test_a_checkout_in_a_home_directory_stays_readable() -> None:
+    unit = render_unit(Path("/home/pi/companion/.venv/bin/companion")).splitlines()
+    assert "ProtectHome=read-only" in unit and "ProtectHome=yes" not in unit
 
 
 def test_install_service_print_changes_nothing() -> None:

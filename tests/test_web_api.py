@@ -17,6 +17,7 @@ import pytest
 from flask import Flask
 from flask.testing import FlaskClient
 
+from companion.events import Say
 from companion.games import available_games, game_class
 from companion.games.nasty7 import Nasty7Options
 from companion.hub import Hub
@@ -103,11 +104,12 @@ def test_state_shows_the_table(hub: Hub, game: Phone) -> None:
     assert state["leaders"] == ["Abby"]
 
 
-def test_table_page_renders_board_pad_buttons_and_log(game: Phone
+def test_table_page_renders_board_pad_buttons_and_log(hub: Hub, game: Phone
                                                       ) -> None:
     client, headers = game
     client.post("/api/events", json={"type": "flip", "card": "gun"}, headers=headers)
-    client.post("/api/events", json={"type": "say", "text": "one"}, headers=headers)
+    assert hub.table is not None  # the ear hears the call (the page may not post words)
+    hub.submit(Say(t=hub.table.match.clock + 0.5, text="one"))
     html = client.get("/").get_data(as_text=True)
     for name in PLAYERS:
         assert f'data-press="{name}"' in html
@@ -129,14 +131,14 @@ def test_setup_form_has_every_option_with_its_default(app: Flask) -> None:
         expected = defaults[top][sub] if sub else defaults[top]
         assert f.default == expected
     assert 'data-opt="hesitation" data-kind="float" value="3.0"' in html
-    assert "Default: 3.0." in html
+    assert "The rulebook says 3." in html  # plain help, the default in the box
 
 
 def test_past_games_page_lists_stored_games(hub: Hub, game: Phone
                                             ) -> None:
     client, _ = game
     html = client.get("/games").get_data(as_text=True)
-    assert "#1 nasty7" in html and "Abby, Beth, Carter, Debbie" in html
+    assert "#1 The Nasty 7" in html and "Abby, Beth, Carter, Debbie" in html
     rows = client.get("/api/games").get_json()
     assert rows[0]["players"] == PLAYERS and rows[0]["winner"] is None
 
@@ -237,13 +239,15 @@ def test_resume_a_stored_game(hub: Hub, game: Phone) -> None:
 
 def start_cheat(hub: Hub, player: Phone, **options: Any) -> tuple[str, float]:
     """A Cheat game started from the page with ``options``: the page's HTML
-    and the table clock then (seconds)."""
+    and a time 5 s before the table clock now (seconds), so the test's
+    scripted events at that time plus 1..4 s lie in the recent past, as the
+    page accepts them."""
     client, headers = player
     body: dict[str, Any] = {"game": "cheat", "players": PLAYERS}
     if options:
         body["options"] = options
     client.post("/api/games", json=body, headers=headers)
-    return client.get("/").get_data(as_text=True), hub.table.match.clock if hub.table else 0.0
+    return client.get("/").get_data(as_text=True), max(hub.now() - 5.0, 0.0)
 
 
 def test_cheat_reveal_entry(hub: Hub, player: Phone) -> None:
@@ -274,8 +278,7 @@ def test_cheat_fix_a_misheard_claim_before_the_reveal(hub: Hub, player: Phone) -
     client, headers = player
     html, t = start_cheat(hub, player)
     assert 'data-event=\'{"type":"fix_claim"}\' data-fields="count rank"' in html
-    client.post("/api/events", json={"type": "say", "text": "one king", "t": t + 1},
-                headers=headers)  # Abby said "one seven"
+    hub.submit(Say(t=t + 1, text="one king"))  # Abby said "one seven"; the ear heard this
     client.post("/api/events", json={"type": "challenge", "player": "Beth", "t": t + 2},
                 headers=headers)
     before = snapshot(hub)
@@ -419,8 +422,8 @@ BAD_EVENTS: list[tuple[Any, str]] = [
     ({"type": "flip", "card": "gun", "t": -1}, "t"),
     ({"type": "flip", "card": "gun", "t": 0.0}, "t"),  # earlier than the last event
     ({"type": "accuse", "by": ["Nobody"]}, "by"),
-    ({"type": "say"}, "text"),
-    ({"type": "say", "text": "one", "confidence": 2}, "confidence"),
+    ({"type": "accuse"}, "by"),
+    ({"type": "phone_word", "text": 5}, "text"),
     ({"type": "flip", "card": "gun", "extra": 1}, "extra"),
     ("flip", "body"),
 ]
@@ -543,6 +546,6 @@ def test_every_installed_game_can_be_set_up_and_shown(hub: Hub, player: Phone, n
 
 def test_oversized_and_wrong_method_requests_get_json_errors(game: Phone) -> None:
     client, headers = game
-    huge = {"type": "say", "text": "one " * 40_000}
+    huge = {"type": "phone_word", "text": "one " * 40_000}
     refused(client.post("/api/events", json=huge, headers=headers), 413, None)
     refused(client.get("/api/undo"), 405, None)

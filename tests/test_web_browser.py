@@ -145,11 +145,13 @@ def test_settings_and_past_games_pages(browser: Browser, served: tuple[Hub, Page
     hub, server = served
     hub.new_game("nasty7", PLAYERS)
     page = phone(browser, server, "/games")
-    expect(page.locator("#past-games li").first).to_contain_text("nasty7")
+    expect(page.locator("#past-games li").first).to_contain_text("The Nasty 7")
+    expect(page.locator("#past-games")).not_to_contain_text("nasty7")
     expect(page.locator("#past-games li").first).to_contain_text("in play")
     page.click("text=Settings")
     expect(page.locator("#level-text")).to_contain_text("none")
-    expect(page.locator("h2", has_text="Speech recognition")).to_be_visible()
+    expect(page.locator(".health")).to_contain_text("speech checking off")
+    expect(page.locator("summary", has_text="Details")).to_be_visible()
 
 
 def test_cheat_a_misheard_claim_fixed_revealed_and_a_hand_counted_from_a_phone(

@@ -1,6 +1,6 @@
 """The page with the live table's hub (``companion.live``): a virtual button
-press by the player whose turn it is waits for its card, and the next tap on
-the pad is that player's flip at the press's time. Real parts: ``LiveHub``
+press by the player whose turn it is is their flip (physical deck: its card
+inferred from the call), and the next tap on the pad names that card. Real parts: ``LiveHub``
 and ``LiveTable`` on their own thread (no pins, no microphone: this machine
 has neither, and the live table runs without them), the Flask app, SQLite."""
 
@@ -17,7 +17,7 @@ PIN = "8642"
 PLAYERS = ["Abby", "Beth", "Carter", "Debbie"]
 
 
-def test_a_press_then_a_tap_is_that_players_flip_at_the_press_time(tmp_path: Path) -> None:
+def test_a_press_is_the_flip_and_a_tap_names_its_card(tmp_path: Path) -> None:
     hub = LiveHub(Store(tmp_path / "log.sqlite3"))
     table_loop = LiveTable(hub)
     app = create_app(hub, pin=PIN, test_config={"TRUSTED_HOSTS": ["localhost"]})
@@ -42,6 +42,9 @@ def test_a_press_then_a_tap_is_that_players_flip_at_the_press_time(tmp_path: Pat
         assert reply.status_code == 200, reply.get_json()
         assert reply.get_json()["event"]["player"] == "Abby"
         assert hub.table is not None
+        named = hub.table.match.effective[-1]
+        assert (named.type, named.player) == ("card", "Abby")
+        assert hub.table.view()["state"]["call"]["card"] == "gun"
         assert hub.table.view()["state"]["pile"] == 1
         assert hub.table.view()["state"]["call"]["flip_t"] == pressed_at
         assert hub.pending_press is None

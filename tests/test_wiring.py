@@ -41,7 +41,7 @@ def test_a_custom_pinout_is_drawn_with_its_own_pins() -> None:
 def test_the_committed_svg_is_up_to_date() -> None:
     result = CliRunner().invoke(main, ["wiring"])
     assert result.exit_code == 0
-    assert (CHECKOUT / "hardware" / "wiring.svg").read_text() == result.output
+    assert (CHECKOUT / "docs" / "wiring.svg").read_text() == result.output
     assert data_path("hardware", "pinout.toml").exists()
 
 

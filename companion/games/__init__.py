@@ -30,11 +30,11 @@ GAME_MODULES: dict[str, str] = {
 
 def game_class(name: str) -> type[Game[Any]]:
     """The engine class for a game name. Raises ``UnknownGameError``."""
-    try:
-        module = importlib.import_module(GAME_MODULES[name])
-    except KeyError:
-        raise UnknownGameError(
-            f"unknown game {name!r}; known games: {sorted(GAME_MODULES)}") from None
+    module_name = GAME_MODULES.get(name) if isinstance(name, str) else None
+    if module_name is None:
+        shown = repr(name) if len(repr(name)) <= 40 else repr(name)[:40] + "…"
+        raise UnknownGameError(f"unknown game {shown}; known games: {sorted(GAME_MODULES)}")
+    module = importlib.import_module(module_name)
     cls = module.GAME
     assert issubclass(cls, Game)
     return cls

@@ -11,6 +11,7 @@ game, so the state after a restart, an undo or a replay is the fold of the log.
 
 from __future__ import annotations
 
+import re
 from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -19,16 +20,60 @@ from typing import Any, ClassVar, Generic, TypeVar
 
 import msgspec
 
-from companion.errors import IllegalEventError, InvalidEventError, OptionError, OutOfOrderError
-from companion.events import SHARED_EVENTS, Event, Tick, Undo
+from companion import jsonin
+from companion.errors import (
+    IllegalEventError,
+    InvalidEventError,
+    JSONInputError,
+    OptionError,
+    OutOfOrderError,
+)
+from companion.events import SHARED_EVENTS, Event, Tick, Undo, explain_invalid
 from companion.games.lexicon import ENGLISH, Lexicon
 from companion.rulings import Ruling, Undone
 
 S = TypeVar("S")
 
 
+MAX_NAME = 40
+"""Most characters in a player's name (it is shown on phones and spoken)."""
+
+
 class Options(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
-    """Base of every game's options. Defaults are documented next to each field."""
+    """Base of every game's options. Defaults are documented next to each field.
+
+    Every game's options are also held to ``companion.jsonin``'s limits
+    (finite numbers, integers within 64 bits, Unicode text, shallow nesting)
+    and text options to ``MAX_OPTION_TEXT`` characters."""
+
+
+MAX_OPTION_TEXT = 200
+"""Most characters in one text option (a sound, a card name)."""
+
+
+def _check_option_values(options: Options) -> None:
+    """Raise ``OptionError`` naming the option (``composition.gun``) whose
+    value breaks ``jsonin``'s limits or is text over ``MAX_OPTION_TEXT``."""
+    values = msgspec.to_builtins(options)
+    try:
+        jsonin.check_value(values)
+    except JSONInputError as exc:
+        raise OptionError(str(exc), field=exc.field) from None
+    stack: list[tuple[Any, str]] = [(values, "")]
+    while stack:
+        value, path = stack.pop()
+        if isinstance(value, str) and len(value) > MAX_OPTION_TEXT:
+            raise OptionError(f"text of {len(value)} characters is too long "
+                              f"(at most {MAX_OPTION_TEXT})", field=path or None)
+        if isinstance(value, dict):
+            stack.extend((v, f"{path}.{k}" if path else str(k)) for k, v in value.items())
+        elif isinstance(value, list):
+            stack.extend((v, f"{path}[{i}]") for i, v in enumerate(value))
+
+
+def _clip(message: str) -> str:
+    """A msgspec message with any quoted value cut to ``jsonin.SHORT`` characters."""
+    return re.sub(rf"'([^']{{{jsonin.SHORT}}})[^']+'", r"'\1…'", message)
 
 
 def _field_from_validation(message: str) -> str | None:
@@ -69,6 +114,16 @@ class Game(ABC, Generic[S]):
         lexicon: Lexicon = ENGLISH,
     ) -> None:
         names = [str(p).strip() for p in players]
+        for name in names:
+            if len(name) > MAX_NAME:
+                raise IllegalEventError(f"a player's name has at most {MAX_NAME} characters, "
+                                        f"not {len(name)} ({jsonin.short(name)})",
+                                        field="players")
+            try:
+                name.encode("utf-8")
+            except UnicodeEncodeError:
+                raise IllegalEventError("a player's name holds a lone surrogate (not Unicode)",
+                                        field="players") from None
         if not self.min_players <= len(names) <= self.max_players:
             raise IllegalEventError(
                 f"{self.title} takes {self.min_players}-{self.max_players} players, "
@@ -76,7 +131,8 @@ class Game(ABC, Generic[S]):
         if any(not n for n in names):
             raise IllegalEventError("a player's name is empty", field="players")
         if len({n.casefold() for n in names}) != len(names):
-            raise IllegalEventError(f"player names must differ: {names!r}", field="players")
+            raise IllegalEventError(f"player names must differ: {jsonin.short(names, 200)}",
+                                    field="players")
         self.players: tuple[str, ...] = tuple(names)
         self.lexicon = lexicon
         if isinstance(options, Options):
@@ -85,8 +141,9 @@ class Game(ABC, Generic[S]):
             try:
                 self.options = msgspec.convert(dict(options or {}), self.options_type)
             except msgspec.ValidationError as exc:
-                raise OptionError(f"bad option: {exc}",
+                raise OptionError(f"bad option: {_clip(str(exc))}",
                                   field=_field_from_validation(str(exc))) from None
+        _check_option_values(self.options)
         self.check_options()
 
     # -- hooks ---------------------------------------------------------------
@@ -112,6 +169,15 @@ class Game(ABC, Generic[S]):
         Lets an engine waive a timeout that has already passed, so an undone
         timeout ruling is not ruled again at once."""
         return state
+
+    def deadline(self, state: S) -> float | None:
+        """When the pending timeout of ``state`` fires: any event later than
+        this (seconds on the table clock) rules it, a ``tick`` included.
+        None when nothing is pending. Default: None, for games whose
+        ``apply`` rules nothing on a tick; a game with timeouts must say when
+        they fire, since the live table ticks only then and a resume skips
+        the stored ticks before it."""
+        return None
 
     def listen_words(self, state: S) -> list[str]:
         """The spoken words that can matter now, for the recognizer's grammar.
@@ -169,8 +235,8 @@ class Game(ABC, Generic[S]):
         for i, p in enumerate(self.players):
             if p.casefold() == name.strip().casefold():
                 return i
-        raise IllegalEventError(f"unknown player {name!r}; players are {list(self.players)!r}",
-                                field=field)
+        raise IllegalEventError(f"unknown player {jsonin.short(name)}; players are "
+                                f"{list(self.players)!r}", field=field)
 
     @cached_property
     def _event_union(self) -> Any:
@@ -183,18 +249,24 @@ class Game(ABC, Generic[S]):
         Raises ``InvalidEventError`` naming the field for a missing or mistyped
         field, an unknown field, or an unknown ``type``."""
         if not isinstance(obj, dict):
-            raise InvalidEventError(f"an event is a JSON object, not {obj!r}")
+            raise InvalidEventError(f"an event is a JSON object, not {jsonin.short(obj)}")
         if "type" not in obj:
             raise InvalidEventError("an event needs a 'type'", field="type")
         known = {str(e.__struct_config__.tag) for e in (*SHARED_EVENTS, *self.event_types)}
-        if obj["type"] not in known:
+        kind = obj["type"]
+        if not isinstance(kind, str) or kind not in known:
             raise InvalidEventError(
-                f"unknown event type {obj['type']!r} for {self.name}; known: {sorted(known)}",
-                field="type")
+                f"unknown event type {jsonin.short(kind)} for {self.name}; known: "
+                f"{sorted(known)}", field="type")
         try:
+            jsonin.check_value(obj)
             event = msgspec.convert(obj, self._event_union)
+        except JSONInputError as exc:
+            raise InvalidEventError(str(exc), field=exc.field) from None
         except msgspec.ValidationError as exc:
-            raise InvalidEventError(str(exc), field=_field_from_validation(str(exc))) from None
+            message = explain_invalid(str(exc), obj, (*SHARED_EVENTS, *self.event_types))
+            raise InvalidEventError(_clip(message),
+                                    field=_field_from_validation(str(exc))) from None
         except ValueError as exc:  # __post_init__ checks
             raise InvalidEventError(str(exc), field="t") from None
         assert isinstance(event, Event)

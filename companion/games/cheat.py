@@ -616,6 +616,10 @@ class Cheat(Game[CheatState]):
 
     # -- time --------------------------------------------------------------------
 
+    def deadline(self, state: CheatState) -> float | None:
+        """When the challenge window on the last claim closes, or None."""
+        return state.closes_at
+
     def _advance(self, state: CheatState, t: float, rulings: list[Ruling]) -> CheatState:
         """Close the challenge window if it has run out by ``t``."""
         if state.closes_at is not None and t >= state.closes_at:

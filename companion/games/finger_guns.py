@@ -40,6 +40,7 @@ Rules decisions where the rulebook is silent (each documented where it acts):
 
 from __future__ import annotations
 
+import random
 from collections.abc import Sequence
 from typing import Annotated, Any, ClassVar, Literal
 
@@ -82,6 +83,12 @@ class FingerGunsOptions(Options, frozen=True, kw_only=True, forbid_unknown_field
     ``pick_discards``: players name the life cards they lose with a
     ``discard`` event; when False (default) the companion removes them: the
     chosen own card first, then the lowest values.
+    ``face_down_seed``: with ``flipping_fingers``, the face-down cards' ids
+    are labels drawn from this seed (``"Abby-d417"``), so an id says nothing
+    of which card lies there; the page gives every new game a seed from the
+    operating system's randomness (``web/control.py``). None (logs from
+    before issue 20): ids by position (``"Abby-5"``), which a phone could map
+    to the public ``cards`` list.
     """
 
     mode: Literal["quickshot", "longshot"] = "quickshot"
@@ -91,6 +98,7 @@ class FingerGunsOptions(Options, frozen=True, kw_only=True, forbid_unknown_field
     gun_gang_point_back: bool = False
     flipping_fingers: bool = False
     pick_discards: bool = False
+    face_down_seed: int | None = None
 
 
 # --- events -----------------------------------------------------------------
@@ -326,8 +334,14 @@ class FingerGuns(Game[FingerGunsState]):
             codes = self.opts.hands.get(player, self.opts.cards)
             face_down_from = len(codes) - len(codes) // 2 if self.opts.flipping_fingers \
                 else len(codes)
-            lives.append(tuple(_card(f"{player}-{i + 1}", code, i < face_down_from)
-                               for i, code in enumerate(codes)))
+            labels = [str(i + 1) for i in range(len(codes))]
+            if self.opts.face_down_seed is not None and face_down_from < len(codes):
+                rng = random.Random(f"{self.opts.face_down_seed}:{player}")
+                hidden = rng.sample(range(100, 1000), len(codes) - face_down_from)
+                labels[face_down_from:] = [f"d{n}" for n in hidden]
+            lives.append(tuple(_card(f"{player}-{label}", code, i < face_down_from)
+                               for i, (label, code) in enumerate(zip(labels, codes,
+                                                                     strict=True))))
         n = len(self.players)
         return FingerGunsState(
             round=1, locked=0, counting=False, lives=tuple(lives), centre=(), retired=(),
@@ -652,7 +666,10 @@ class FingerGuns(Game[FingerGunsState]):
                 "name": name, "lives": len(state.lives[seat]), "dead": state.dead[seat],
                 "lost": state.lost[seat], "owed": state.owed[seat],
                 "last_damage": state.last_damage[seat],
-                "cards": [_shown(c) for c in state.lives[seat]],
+                # Face-down cards in the order of their ids, not of the deal.
+                "cards": [_shown(c) for c in state.lives[seat] if c.face_up] + sorted(
+                    (_shown(c) for c in state.lives[seat] if not c.face_up),
+                    key=lambda shown: shown["id"]),
                 "picked": {"target": picks.target is not None, "card": picks.card is not None},
             }
             for pick in ("target", "card"):

@@ -42,6 +42,15 @@ hesitation.
 A call's window runs from its flip to the next flip by the right player:
 a call missing when the next card is flipped is ruled a hesitation.
 
+Cards inferred from the call (a physical deck nobody taps): a ``flip``
+without ``card`` (and without ``virtual_deck``) is judged as a referee who
+cannot see the cards would, from the call alone (section "Cards inferred
+from the call" below): the next number is a racketeer, the next two a twin
+racketeer, the round's sound once or twice a phone or twin phone, silence a
+gun. A word no card allows (a wrong number, a wrong sound) is a mistake at
+once. What the call cannot settle is settled by a ``card`` event naming the
+card (a tap, or the table's answer to the question an accusation raises).
+
 While the companion cannot hear (a ``hearing`` event with ``on`` false: no
 working microphone), calls are left unheard: no hesitation and no word
 rulings; the count, turns, skips and accusations' piles are still kept.
@@ -70,10 +79,17 @@ PHONES = frozenset({"phone", "twin_phone"})
 
 MistakeKind = Literal["wrong_number", "wrong_word", "wrong_sound", "out_of_turn",
                       "hesitation", "false_accusation"]
-CallStatus = Literal["pending", "ok", "mistake", "unsure", "settled"]
+CallStatus = Literal["pending", "ok", "mistake", "unsure", "settled", "asked"]
+CardFrom = Literal["seen", "named", "inferred", "unknown"]
+"""How the companion knows a call's card: ``seen`` in the flip (tapped, or
+the virtual deck), ``named`` by a later ``card`` event, ``inferred`` from
+the call, or ``unknown`` (not yet inferred)."""
 
 
 # --- options ------------------------------------------------------------------
+
+MAX_DECK = 1000
+"""Most cards a composition may hold (the default deck has 110)."""
 
 
 class Composition(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
@@ -108,8 +124,14 @@ class Nasty7Options(Options, frozen=True, kw_only=True):
     ``younger``: the version for younger players (no twin cards).
     ``composition``: the deck. ``virtual_deck``: the companion deals and knows
     every card (a flip without ``card`` flips the top one), shuffled with
-    ``seed``. ``min_confidence``: words heard with less confidence (0..1) are
-    weak evidence (0.8: on generated speech in white noise at 10 dB SNR,
+    ``seed`` (none given: 0 in a session file; the live table picks one from
+    the operating system's randomness and stores it in the game's header);
+    without ``virtual_deck`` a flip without ``card`` has its card inferred from
+    the call. ``wait_for_tap``: live table with a physical deck only, a
+    button press waits up to 10 s for its card from the tap pad instead of
+    being the flip at once (the engine does not use it). ``min_confidence``:
+    words heard with less confidence (0..1) are weak evidence (0.8: on
+    generated speech in white noise at 10 dB SNR,
     pocketsphinx's wrong words reached 0.72 while 0.8 kept none of them;
     right words below it still confirm a call). ``talk_confidence``: game
     words below this (0..1) are not evidence of a mistake at all, not even
@@ -127,7 +149,8 @@ class Nasty7Options(Options, frozen=True, kw_only=True):
     younger: bool = False
     composition: Composition = msgspec.field(default_factory=Composition)
     virtual_deck: bool = False
-    seed: int = 0
+    wait_for_tap: bool = False
+    seed: int | None = None
     min_confidence: float = 0.8
     talk_confidence: float = 0.15
     first_player: str | None = None
@@ -139,10 +162,22 @@ class Nasty7Options(Options, frozen=True, kw_only=True):
 class Flip(Event, frozen=True, kw_only=True, tag="flip"):
     """``player`` flipped the top card of their stack onto the pile at ``t``.
 
-    ``card``: its kind; may be left out in virtual-deck mode."""
+    ``card``: its kind; left out, the virtual deck's top card, or (physical
+    deck) a card inferred from the call."""
 
     player: str
     card: Card | None = None
+
+
+class CardShown(Event, frozen=True, kw_only=True, tag="card"):
+    """``player``'s last flip showed ``card``: a tap after the press, or the
+    table's answer to "Which card did Beth flip?". Only the card of the call
+    being judged (the last flip) can be named; raises ``IllegalEventError``
+    (field ``player``) otherwise, and (field ``card``) when that card was
+    seen and was another."""
+
+    player: str
+    card: Card
 
 
 class Accuse(Event, frozen=True, kw_only=True, tag="accuse"):
@@ -207,6 +242,14 @@ class SoundSet(Ruling, frozen=True, kw_only=True, tag="sound_set"):
     sound: str
 
 
+class CardQuestion(Ruling, frozen=True, kw_only=True, tag="card_question"):
+    """``by`` accused ``player``, whose card the companion only inferred: the
+    table is asked which card ``player`` flipped (a ``card`` event answers)."""
+
+    player: str
+    by: list[str]
+
+
 class AccusationUnheard(Ruling, frozen=True, kw_only=True, tag="accusation_unheard"):
     """An accusation of ``player``, whose call the companion did not hear:
     no ruling, play goes on."""
@@ -228,7 +271,13 @@ class Call(msgspec.Struct, frozen=True, kw_only=True):
     ``talk_end``: the end of the last table talk heard before that onset
     (seconds; None if none). ``opening``: the starter's
     first card of the round. ``choose_sound``: nasty rules, this call picks
-    the round's sound."""
+    the round's sound. For a card not seen at the flip: ``card_from`` (see
+    ``CardFrom``; ``card`` is then the inference, a placeholder gun while
+    ``unknown``), ``before`` (the count's ``last`` and ``direction`` before
+    the flip), ``tokens`` (game tokens heard, each with whether it was sure),
+    ``accused_by`` (accusers waiting for the card to be named),
+    ``asked_open`` (they accused before the call's window closed) and
+    ``ok_count`` (the count a ``call_ok`` was last ruled for)."""
 
     player: int
     card: Card
@@ -245,6 +294,12 @@ class Call(msgspec.Struct, frozen=True, kw_only=True):
     opening: bool = False
     choose_sound: bool = False
     last_card: bool = False
+    card_from: CardFrom = "seen"
+    before: tuple[int, int] = (0, 1)
+    tokens: tuple[tuple[str, bool], ...] = ()
+    accused_by: tuple[int, ...] = ()
+    asked_open: bool = False
+    ok_count: int | None = None
 
 
 StackCard = Card | None
@@ -259,7 +314,7 @@ class Nasty7State(msgspec.Struct, frozen=True, kw_only=True):
 
     t: float = 0.0
     stacks: tuple[tuple[StackCard, ...], ...]
-    pile: tuple[Card, ...] = ()
+    pile: tuple[StackCard, ...] = ()
     set_aside: int = 0
     turn: int = 0
     starter: int = 0
@@ -301,13 +356,14 @@ class Nasty7(Game[Nasty7State]):
     min_players = 2
     max_players = 6
     options_type = Nasty7Options
-    event_types = (Flip, Accuse, PhoneWord)
+    event_types = (Flip, Accuse, PhoneWord, CardShown)
     options: Nasty7Options
 
     def check_options(self) -> None:
         o = self.options
-        if not o.hesitation > 0:
-            raise OptionError(f"hesitation must be above 0 seconds, not {o.hesitation!r}",
+        if not 0 < o.hesitation <= 60:
+            raise OptionError(f"hesitation must be above 0 and at most 60 seconds, "
+                              f"not {o.hesitation!r}",
                               field="hesitation")
         for name in ("min_confidence", "talk_confidence"):
             value = getattr(o, name)
@@ -319,6 +375,9 @@ class Nasty7(Game[Nasty7State]):
         counts = o.composition.counts(younger=o.younger)
         if any(v < 0 for v in counts.values()):
             raise OptionError(f"card counts cannot be negative: {counts!r}", field="composition")
+        if sum(counts.values()) > MAX_DECK:
+            raise OptionError(f"a deck of {sum(counts.values())} cards is more than a table "
+                              f"can hold (at most {MAX_DECK})", field="composition")
         if sum(counts.values()) < len(self.players):
             raise OptionError(f"a deck of {sum(counts.values())} cards is too small for "
                               f"{len(self.players)} players", field="composition")
@@ -359,7 +418,7 @@ class Nasty7(Game[Nasty7State]):
         per = total // n
         if o.virtual_deck:
             deck: list[StackCard] = [c for c in CARDS for _ in range(counts[c])]
-            random.Random(o.seed).shuffle(deck)
+            random.Random(0 if o.seed is None else o.seed).shuffle(deck)
             stacks = tuple(tuple(deck[i::n][:per]) for i in range(n))
         else:
             stacks = tuple(tuple([None] * per) for _ in range(n))
@@ -388,6 +447,8 @@ class Nasty7(Game[Nasty7State]):
             state = self._accuse(state, event, rulings)
         elif isinstance(event, PhoneWord):
             state = self._phone_word(state, event, rulings)
+        elif isinstance(event, CardShown):
+            state = self._card_shown(state, event, rulings)
         elif isinstance(event, Hearing):
             state = msgspec.structs.replace(state, hearing=event.on)
             if not event.on and state.call is not None and state.call.status == "pending":
@@ -399,16 +460,29 @@ class Nasty7(Game[Nasty7State]):
         is left unsure (accusable) instead of being ruled again at once."""
         call = state.call
         if call is not None and call.status == "pending" and t > self._deadline(call):
+            if call.card_from in ("unknown", "inferred"):
+                # As the window's close would have left it (a tick that ruled
+                # nothing is not kept); a last card's win is ruled again.
+                return self._close_inferred(state, self._deadline(call), [])
             return msgspec.structs.replace(state, call=msgspec.structs.replace(call,
                                                                                status="unsure"))
         return state
 
     # -- time ----------------------------------------------------------------
 
+    def deadline(self, state: Nasty7State) -> float | None:
+        """The end of the pending call's window (the hesitation limit past
+        the flip, or past the last word heard), or None."""
+        call = state.call
+        if call is None or call.status != "pending":
+            return None
+        return self._deadline(call)
+
     def _deadline(self, call: Call) -> float:
         limit = self.options.hesitation
         if call.onset is None:
-            if call.talk_end is not None and (call.expected or call.choose_sound):
+            if call.talk_end is not None and (call.expected or call.choose_sound
+                                              or call.card_from == "unknown"):
                 # Only talk so far: the call may be in it, or still to come
                 # (late). Wait a limit past the talk to hear which.
                 return max(call.flip_t + limit, call.talk_end) + limit
@@ -426,6 +500,8 @@ class Nasty7(Game[Nasty7State]):
         """End a pending call's window at ``t`` (deadline or next flip)."""
         call = state.call
         assert call is not None and call.status == "pending"
+        if call.card_from in ("unknown", "inferred"):
+            return self._close_inferred(state, t, rulings)
         if not call.expected and not call.doubt and not call.choose_sound:
             return self._call_ok(state, t, rulings)  # a gun card kept silent
         if call.onset is None and call.talk_end is None:
@@ -452,8 +528,9 @@ class Nasty7(Game[Nasty7State]):
                 raise IllegalEventError(f"{self.players[p]}'s top card is {top!r}, not {card!r}",
                                         field="card")
             card = top
-        if card is None:
-            raise IllegalEventError("say which card was flipped", field="card")
+        if state.call is not None and state.call.status == "asked":
+            raise IllegalEventError(f"first answer which card {self.players[state.call.player]} "
+                                    "flipped", field="type")
         if p != state.turn:
             # Played out of turn, or instead of skipping: the card joins the pile
             # and the round ends on it. A pending call of the previous player is
@@ -470,6 +547,8 @@ class Nasty7(Game[Nasty7State]):
             if state.winner is not None or state.round_no != round_no:
                 return state
         opening = len(state.pile) == 1 and p == state.starter
+        if card is None:
+            return self._flip_unseen(state, p, event.t, opening, rulings)
         numbers, last, direction = advance_count(state.last, state.direction, RACKETEERS[card])
         choose = False
         if card == "gun":
@@ -510,6 +589,9 @@ class Nasty7(Game[Nasty7State]):
                                        talk_end=talk_end,
                                        last_word=max(end, call.last_word or end))
         state = msgspec.structs.replace(state, call=call)
+        if call.status == "pending" and call.card_from in ("unknown", "inferred"):
+            return self._infer_from_words(state, event, words, strong=strong, talk=talk,
+                                          late=late, rulings=rulings)
         if call.status != "pending":
             return state
         if late and strong:
@@ -601,7 +683,8 @@ class Nasty7(Game[Nasty7State]):
             raise IllegalEventError(f"{self.players[call.player]} cannot accuse themself",
                                     field="by")
         t = event.t
-        expected = list(call.expected)
+        if call.card_from != "seen":
+            return self._accuse_unseen(state, t, accusers, rulings)
         if call.status == "ok" or (call.card == "gun" and not call.doubt):
             wrong = False
         elif call.doubt:
@@ -614,12 +697,302 @@ class Nasty7(Game[Nasty7State]):
             kind = self._kind(call, token)
             heard = [*map(self._say_token, call.heard), *map(self._say_token, call.doubt)]
             return self._mistake(state, t, call.player, kind, rulings, heard=heard)
+        return self._false_accusation(state, t, accusers, rulings)
+
+    def _false_accusation(self, state: Nasty7State, t: float, accusers: list[int],
+                          rulings: list[Ruling]) -> Nasty7State:
+        call = state.call
+        assert call is not None
         for a in accusers:
             rulings.append(Mistake(t=t, player=self.players[a], kind="false_accusation",
-                                   expected=[self._say_token(x) for x in expected],
+                                   expected=[self._say_token(x) for x in call.expected],
                                    heard=[self._say_token(x) for x in call.heard],
                                    accused=self.players[call.player]))
         return self._split_pile(state, t, call.player, accusers, rulings)
+
+    # -- cards inferred from the call -------------------------------------------
+    #
+    # A physical deck nobody taps: the companion hears the call but cannot
+    # see the card, and judges as a referee at the table would. The call
+    # names its card: the next number is a racketeer, the next two numbers a
+    # twin racketeer, the round's sound once or twice a phone or twin phone,
+    # silence a gun. Every card moves the count by one except the twins, so
+    # until a twin is heard the count moves one and the next player is up.
+    # A word that no card allows here is a mistake whatever the card. What
+    # the call cannot settle (a number said on a gun card, one number on a
+    # twin card, silence on a racketeer) waits for the card to be named: an
+    # accusation asks the table (``CardQuestion``), a ``card`` event answers.
+
+    def _flip_unseen(self, state: Nasty7State, p: int, t: float, opening: bool,
+                     rulings: list[Ruling]) -> Nasty7State:
+        """A flip whose card is inferred from the call: provisionally one
+        racketeer (the count moves one, the next player is up)."""
+        _numbers, last, direction = advance_count(state.last, state.direction, 1)
+        call = Call(player=p, card="gun", flip_t=t, count=last, expected=(), opening=opening,
+                    last_card=not state.stacks[p], card_from="unknown",
+                    before=(state.last, state.direction))
+        state = msgspec.structs.replace(state, last=last, direction=direction, call=call,
+                                        turn=(p + 1) % len(self.players))
+        if not state.hearing:
+            state = self._set_call(state, status="unsure", rulings=rulings, t=t)
+        return state
+
+    def _expected_for(self, state: Nasty7State, call: Call, card: Card) -> tuple[str, ...] | None:
+        """The right call's tokens for ``card`` on ``call``'s flip; None for a
+        phone while the round's sound is still to be chosen."""
+        if card == "gun":
+            return ()
+        if card in PHONES:
+            return self._tokens(state.sound) * RACKETEERS[card] if state.sound else None
+        numbers, _last, _direction = advance_count(*call.before, RACKETEERS[card])
+        return tuple(f"#{n}" for n in numbers)
+
+    def _candidates(self, state: Nasty7State, call: Call) -> dict[Card, tuple[str, ...]]:
+        """Every card this flip can be, with its right call (shortest first)."""
+        out: dict[Card, tuple[str, ...]] = {}
+        for card in CARDS:
+            if self.options.younger and card in TWINS:
+                continue
+            expected = self._expected_for(state, call, card)
+            if expected is not None:
+                out[card] = expected
+        return out
+
+    def _infer_from_words(self, state: Nasty7State, event: Say, words: list[str], *,
+                          strong: bool, talk: bool, late: bool,
+                          rulings: list[Ruling]) -> Nasty7State:
+        call = state.call
+        assert call is not None
+        if talk or not words:
+            return state  # table talk says nothing about the card
+        if state.sound is None and not call.tokens \
+                and not any(self.lexicon.number(w) is not None for w in words):
+            return self._infer_chosen_sound(state, words, event.t, rulings)
+        tokens = [tok for tok in self._tokens(event.text) if self._is_game_token(tok, state)]
+        if tokens and late and strong:
+            # Only table talk before it, and this sure call began after the
+            # limit: too slow whatever the card (on a gun card, wrong anyway).
+            return self._mistake(state, event.t, call.player, "hesitation", rulings,
+                                 expected=[], heard=[self._say_token(x) for x in tokens])
+        ok_before = call.ok_count
+        for token in tokens:
+            call = state.call
+            assert call is not None
+            if call.status != "pending":
+                break
+            candidates = self._candidates(state, call)
+            position = len(call.heard)
+            going = [e for e in candidates.values()
+                     if e[:position] == call.heard and len(e) > position]
+            state = self._set_call(state, tokens=(*call.tokens, (token, strong)))
+            if any(e[position] == token for e in going):
+                heard = (*call.heard, token)
+                state = self._set_call(state, heard=heard)
+                done = [card for card, e in candidates.items() if e == heard]
+                if done:
+                    state = self._settle_inferred(state, done[0])
+                continue
+            if not strong:
+                state = self._set_call(state, doubt=(*call.doubt, token))
+                continue
+            return self._inferred_mistake(state, token, going, candidates, event.t, rulings)
+        if state.call is not None and state.call.ok_count != ok_before:
+            return self._inferred_ok(state, event.t, rulings)
+        return state
+
+    def _inferred_mistake(self, state: Nasty7State, token: str, going: list[tuple[str, ...]],
+                          candidates: dict[Card, tuple[str, ...]], t: float,
+                          rulings: list[Ruling]) -> Nasty7State:
+        """A sure word no card allows after what was heard: a mistake."""
+        call = state.call
+        assert call is not None
+        position = len(call.heard)
+        said_number = token.startswith("#")
+        if going:
+            # What was wanted next: a number if any card goes on with one here.
+            wants = [e[position] for e in going]
+            same = [w for w in wants if w.startswith("#") == said_number]
+            want = same[0] if same else wants[0]
+            expected = next(e for e in going if e[position] == want)
+            if said_number:
+                kind: MistakeKind = "wrong_number" if want.startswith("#") else "wrong_word"
+            else:
+                kind = "wrong_sound" if not want.startswith("#") else "wrong_word"
+        else:  # the call was already complete: nothing more may be said
+            expected = next(e for e in candidates.values() if e == call.heard)
+            kind = "wrong_number" if said_number else "wrong_word"
+        if position == 0 and said_number:
+            expected = candidates.get("racketeer", expected)
+        return self._mistake(state, t, call.player, kind, rulings,
+                             expected=[self._say_token(x) for x in expected],
+                             heard=[*map(self._say_token, call.heard), self._say_token(token)])
+
+    def _infer_chosen_sound(self, state: Nasty7State, words: list[str], t: float,
+                            rulings: list[Ruling]) -> Nasty7State:
+        """Nasty rules, no sound yet this round: words that are no number
+        choose the sound, so the card is a phone (the sound said twice: a
+        twin phone)."""
+        call = state.call
+        assert call is not None
+        half = len(words) // 2
+        twice = len(words) % 2 == 0 and words[:half] == words[half:] \
+            and not self.options.younger
+        sound = " ".join(words[:half] if twice else words)
+        rulings.append(SoundSet(t=t, player=self.players[call.player], sound=sound))
+        state = msgspec.structs.replace(state, sound=sound)
+        tokens = tuple(self._token(w) for w in words)
+        state = self._set_call(state, heard=tokens, tokens=tuple((x, True) for x in tokens))
+        state = self._settle_inferred(state, "twin_phone" if twice else "phone")
+        return self._inferred_ok(state, t, rulings)
+
+    def _settle_inferred(self, state: Nasty7State, card: Card) -> Nasty7State:
+        """The call heard so far is ``card``'s right call: move the count and
+        the turn for it. A twin's call is complete; a single one's window
+        stays open, as the second number of a twin may still come."""
+        call = state.call
+        assert call is not None
+        _numbers, last, direction = advance_count(*call.before, RACKETEERS[card])
+        skip = 2 if card in TWINS else 1
+        call = msgspec.structs.replace(call, card=card, card_from="inferred", count=last,
+                                       expected=call.heard, ok_count=last,
+                                       status="ok" if card in TWINS else "pending")
+        return msgspec.structs.replace(state, call=call, last=last, direction=direction,
+                                       turn=(call.player + skip) % len(self.players))
+
+    def _inferred_ok(self, state: Nasty7State, t: float, rulings: list[Ruling]) -> Nasty7State:
+        """Rule the inferred call right, at the count it now stands at."""
+        call = state.call
+        assert call is not None
+        rulings.append(CallOk(t=t, player=self.players[call.player], count=call.count))
+        if call.last_card:
+            return self._win(state, t, call.player, rulings)
+        return state
+
+    def _close_inferred(self, state: Nasty7State, t: float, rulings: list[Ruling]) -> Nasty7State:
+        """The window of a call judged by inference closes at ``t``."""
+        call = state.call
+        assert call is not None
+        if call.card_from == "inferred":
+            return self._set_call(state, status="ok")  # a single card's call, heard right
+        if not call.heard and not call.doubt and call.onset is None and call.talk_end is None:
+            # Silence: a gun card, or a racketeer forgotten. Only the card can
+            # tell, so nothing is ruled until it is named.
+            return self._set_call(state, card="gun", card_from="inferred", status="unsure",
+                                  rulings=rulings, t=t)
+        return self._set_call(state, status="unsure", rulings=rulings, t=t)
+
+    def _accuse_unseen(self, state: Nasty7State, t: float, accusers: list[int],
+                       rulings: list[Ruling]) -> Nasty7State:
+        """An accusation of a call whose card was not seen at the flip."""
+        call = state.call
+        assert call is not None
+        if call.status == "asked":  # more accusers while the table is asked
+            by = tuple(sorted({*call.accused_by, *accusers}))
+            return self._set_call(state, accused_by=by)
+        if not state.hearing:
+            rulings.append(AccusationUnheard(t=t, player=self.players[call.player]))
+            return state
+        state = self._set_call(state, accused_by=tuple(accusers), status="asked",
+                               asked_open=call.status == "pending")
+        if call.card_from == "named":
+            return self._judge_named(state, call.card, t, rulings, was_pending=False)
+        rulings.append(CardQuestion(t=t, player=self.players[call.player],
+                                    by=[self.players[a] for a in accusers]))
+        return state
+
+    def _card_shown(self, state: Nasty7State, event: CardShown,
+                    rulings: list[Ruling]) -> Nasty7State:
+        p = self.player_index(event.player)
+        call = state.call
+        if call is None or call.player != p:
+            raise IllegalEventError(f"{self.players[p]}'s card can be named only while their "
+                                    "flip is the last one", field="player")
+        if self.options.younger and event.card in TWINS:
+            raise IllegalEventError(f"the younger version has no twin cards, not {event.card!r}",
+                                    field="card")
+        if call.card_from in ("seen", "named"):
+            if event.card == call.card:
+                return state
+            raise IllegalEventError(f"{self.players[p]}'s card is already known: "
+                                    f"{call.card.replace('_', ' ')}", field="card")
+        if call.status in ("mistake", "settled"):
+            # The round already ended on this call (a wrong number is wrong
+            # whatever the card): the card is noted, nothing else changes.
+            return self._set_call(state, card=event.card, card_from="named")
+        return self._judge_named(state, event.card, event.t, rulings,
+                                 was_pending=call.status == "pending")
+
+    def _judge_named(self, state: Nasty7State, card: Card, t: float, rulings: list[Ruling], *,
+                     was_pending: bool) -> Nasty7State:
+        """Judge the call again now that its card is known: the count and the
+        turn follow the card, and the words heard are held against its right
+        call. An open window (no accusation) stays open; an accusation is
+        ruled at once."""
+        call = state.call
+        assert call is not None
+        p = call.player
+        _numbers, last, direction = advance_count(*call.before, RACKETEERS[card])
+        expected = self._expected_for(state, call, card)
+        choose = expected is None
+        want = expected or ()
+        heard: list[str] = []
+        doubt: list[str] = []
+        wrong: str | None = None
+        for token, strong in call.tokens:
+            if len(heard) < len(want) and want[len(heard)] == token:
+                heard.append(token)
+            elif strong:
+                wrong = token
+                break
+            else:
+                doubt.append(token)
+        skip = 2 if card in TWINS else 1
+        pile = state.pile
+        if pile and pile[-1] is None:
+            pile = (*pile[:-1], card)
+        named = msgspec.structs.replace(call, card=card, card_from="named", expected=want,
+                                        heard=tuple(heard), doubt=tuple(doubt), count=last,
+                                        choose_sound=choose)
+        state = msgspec.structs.replace(state, call=named, last=last, direction=direction,
+                                        turn=(p + skip) % len(self.players), pile=pile)
+        accusers = list(call.accused_by)
+        if wrong is not None:
+            return self._mistake(state, t, p, self._kind(named, wrong), rulings,
+                                 heard=[*map(self._say_token, heard), self._say_token(wrong)])
+        if not choose and len(heard) == len(want):
+            if was_pending and not want:
+                return state  # a gun: silence is right only once the window closes
+            if call.ok_count != last:
+                rulings.append(CallOk(t=t, player=self.players[p], count=last))
+            state = self._set_call(state, status="ok" if not was_pending or want else "pending",
+                                   ok_count=last)
+            if call.last_card and call.ok_count != last:
+                return self._win(state, t, p, rulings)
+            if accusers:
+                return self._false_accusation(state, t, accusers, rulings)
+            return state
+        if was_pending:
+            return self._set_call(state, status="pending")  # the rest may still come
+        if accusers and call.asked_open and not doubt:
+            # Accused before the call was due in full: what was heard is right
+            # so far, and the rest may not have been said yet.
+            rulings.append(AccusationUnheard(t=t, player=self.players[p]))
+            return self._set_call(state, status="unsure", accused_by=())
+        silent = not heard and not doubt and call.onset is None and call.talk_end is None
+        if silent and state.hearing and not choose:
+            return self._mistake(state, t, p, "hesitation", rulings)  # silence on a called card
+        if not accusers:
+            return self._set_call(state, status="unsure", rulings=rulings, t=t)
+        if doubt:
+            return self._mistake(state, t, p, self._kind(named, doubt[0]), rulings,
+                                 heard=[*map(self._say_token, (*heard, *doubt))])
+        if heard and not choose and state.hearing:
+            # A right start and nothing more (one number on a twin card, the
+            # sound once on a twin phone): the call fell short.
+            kind: MistakeKind = "wrong_number" if want[0].startswith("#") else "wrong_sound"
+            return self._mistake(state, t, p, kind, rulings)
+        rulings.append(AccusationUnheard(t=t, player=self.players[p]))
+        return self._set_call(state, status="unsure", accused_by=())
 
     # -- outcomes -------------------------------------------------------------
 
@@ -650,7 +1023,7 @@ class Nasty7(Game[Nasty7State]):
                                                                 strict=True)}))
         return msgspec.structs.replace(state, winner=p)
 
-    def _take_top(self, state: Nasty7State, p: int, card: Card) -> Nasty7State:
+    def _take_top(self, state: Nasty7State, p: int, card: StackCard) -> Nasty7State:
         stacks = list(state.stacks)
         stacks[p] = stacks[p][1:]
         return msgspec.structs.replace(state, stacks=tuple(stacks), pile=(*state.pile, card))
@@ -687,7 +1060,7 @@ class Nasty7(Game[Nasty7State]):
                     rulings: list[Ruling]) -> Nasty7State:
         n = len(self.players)
         order = [(accused + k) % n for k in range(1, n) if (accused + k) % n in accusers]
-        shares: dict[int, list[Card]] = {a: [] for a in order}
+        shares: dict[int, list[StackCard]] = {a: [] for a in order}
         for i, card in enumerate(state.pile):
             shares[order[i % len(order)]].append(card)
         last = order[(len(state.pile) - 1) % len(order)]
@@ -748,12 +1121,22 @@ class Nasty7(Game[Nasty7State]):
     def view(self, state: Nasty7State) -> dict[str, Any]:
         """The table for the page: players with stack sizes, whose turn, the
         count, pile size, round sound and the call (words heard, onset after
-        the flip in seconds)."""
+        the flip in seconds). The call's ``card_from`` says how its ``card``
+        is known: ``seen`` (tapped or dealt), ``named`` (a ``card`` event),
+        ``inferred`` from the call, or ``unknown`` (``card`` None).
+        ``question``: while an accusation waits for the accused card, who is
+        accused and by whom (``{"player": "Beth", "by": ["Abby"]}``), else None."""
         call = state.call
         call_view = None
+        question = None
         if call is not None:
+            if call.status == "asked":
+                question = {"player": self.players[call.player],
+                            "by": [self.players[a] for a in call.accused_by]}
             call_view = {
-                "player": self.players[call.player], "card": call.card, "flip_t": call.flip_t,
+                "player": self.players[call.player],
+                "card": None if call.card_from == "unknown" else call.card,
+                "card_from": call.card_from, "flip_t": call.flip_t,
                 "expected": [self._say_token(x) for x in call.expected],
                 "heard": list(call.words), "status": call.status,
                 "onset_after_flip": None if call.onset is None else call.onset - call.flip_t,
@@ -766,7 +1149,10 @@ class Nasty7(Game[Nasty7State]):
             "turn": self.players[state.turn], "count": state.last,
             "direction": "up" if state.direction > 0 else "down",
             "pile": len(state.pile), "set_aside": state.set_aside, "round": state.round_no,
-            "sound": state.sound, "call": call_view, "hesitation": self.options.hesitation,
+            "sound": state.sound, "call": call_view, "question": question,
+            "cards": list(CARDS if not self.options.younger else
+                          [c for c in CARDS if c not in TWINS]),
+            "hesitation": self.options.hesitation,
             "winner": self.winner(state),
         }
 

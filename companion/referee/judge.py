@@ -53,6 +53,12 @@ class EarSettings:
     chunk: float = CHUNK_S
 
 
+MAX_CHANNELS = 32
+"""Most channels an audio event's WAV may have (one per microphone)."""
+MIN_RATE, MAX_RATE = 8000, 192000
+"""Sample rates (Hz) an audio event's WAV may have."""
+
+
 def read_wav(path: Path) -> tuple[npt.NDArray[np.int16], int]:
     """A WAV file's samples as 16-bit mono (channels averaged) and its rate in Hz.
 
@@ -61,12 +67,21 @@ def read_wav(path: Path) -> tuple[npt.NDArray[np.int16], int]:
     try:
         with wave.open(str(path), "rb") as wf:
             width, channels, rate = wf.getsampwidth(), wf.getnchannels(), wf.getframerate()
+            if not 1 <= channels <= MAX_CHANNELS:
+                raise RecognizerError(f"{str(path)!r} claims {channels} channels; audio "
+                                      f"events take 1 to {MAX_CHANNELS}")
+            if not MIN_RATE <= rate <= MAX_RATE:
+                raise RecognizerError(f"{str(path)!r} claims a rate of {rate} Hz; audio "
+                                      f"events take {MIN_RATE} to {MAX_RATE} Hz")
             data = wf.readframes(wf.getnframes())
-    except wave.Error as exc:
-        raise RecognizerError(f"{str(path)!r} is not a WAV file: {exc}") from None
+    except (wave.Error, EOFError) as exc:  # EOFError: empty or cut inside the header
+        raise RecognizerError(f"{str(path)!r} is not a WAV file: "
+                              f"{str(exc) or 'it ends inside its header'}") from None
     if width != 2:
         raise RecognizerError(f"{str(path)!r} has {8 * width}-bit samples; "
                               "audio events need 16-bit PCM")
+    if len(data) % (width * channels):  # cut inside a frame: drop the partial frame
+        data = data[:len(data) - len(data) % (width * channels)]
     pcm = np.frombuffer(data, dtype="<i2")
     if channels > 1:
         pcm = pcm.reshape(-1, channels).mean(axis=1).round().astype(np.int16)
@@ -146,12 +161,12 @@ def audio_handler(recognizer_name: str | None, pack: VoicePack, *,
     loaded: list[Recognizer] = [recognizer] if recognizer is not None else []
 
     def handle(event: Audio, session: Session, match: Match[Any]) -> list[Event]:
-        if not loaded:
-            loaded.append(open_recognizer(recognizer_name, pack))
         path = Path(session.base_dir) / event.path
         if not path.is_file():
             raise FileNotFoundError(f"no audio file {str(path)!r}")
-        pcm, rate = read_wav(path)
+        pcm, rate = read_wav(path)  # a bad file is refused before the recognizer loads
+        if not loaded:
+            loaded.append(open_recognizer(recognizer_name, pack))
         index = next(i for i, ev in enumerate(session.events) if ev is event)
         later = session.events[index + 1:]
         return list(hear_recording(loaded[0], pcm, rate, start=event.t, later=later,

@@ -22,6 +22,7 @@ import atexit
 import math
 import os
 import resource
+import signal
 import subprocess
 import sys
 import tempfile
@@ -232,5 +233,8 @@ def shared() -> PhoneLoop:
 
 
 if __name__ == "__main__":  # the worker: python -m companion.referee.phone_loop IN OUT
+    # A terminal's Ctrl-C reaches the whole process group; the worker leaves
+    # stopping to the companion, which ends it by closing the pipe.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     _serve(Connection(int(sys.argv[1]), writable=False),
            Connection(int(sys.argv[2]), readable=False))

@@ -12,7 +12,7 @@ loads with no CDN and no build step.
 | ``setup`` | ``setup.py`` | ``/setup``: game, players, buttons, options |
 | ``history`` | ``history.py`` | ``/games``: scores and past games |
 | ``settings`` | ``settings.py`` | ``/settings``: microphone, voice, recognizer |
-| ``api`` | ``api.py`` | ``/api/...``: the JSON API the pages use (README) |
+| ``api`` | ``api.py`` | ``/api/...``: the JSON API the pages use (docs/control-page.md) |
 | ``stream`` | ``stream.py`` | ``/api/events/stream``: live updates (server-sent events) |
 """
 
@@ -21,6 +21,7 @@ from __future__ import annotations
 import logging
 import secrets
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 
 from flask import Flask
@@ -42,13 +43,17 @@ def new_pin(digits: int = 4) -> str:
     return "".join(secrets.choice("0123456789") for _ in range(digits))
 
 
-def create_app(hub: Hub, *, pin: str | None = None,
+def create_app(hub: Hub, *, pin: str | None = None, state: Path | None = None,
                test_config: Mapping[str, Any] | None = None) -> Flask:
     """The control page for ``hub``.
 
     ``pin``: the table PIN needed to change a game (digits; a random 4-digit
     PIN when None, readable as ``app.config["TABLE_PIN"]`` to print and speak).
-    ``test_config``: config overrides, for example ``TRUSTED_HOSTS`` (the
+    ``state``: the companion's state directory (``access.state_dir``); when
+    given, the secret key and (unless ``pin`` is given) the table PIN are kept
+    there in files of mode 0600, so a restart logs no phone out and keeps
+    the PIN (``companion pin`` shows or changes it; the page reads a changed
+    PIN at once). ``test_config``: config overrides, for example ``TRUSTED_HOSTS`` (the
     Host names the page answers to; default ``access.local_hosts()``),
     ``SECRET_KEY`` (default random per process, so a restart asks phones
     for the PIN again), ``SSE_MAX_CLIENTS`` (40), ``SSE_KEEPALIVE`` (15 s).
@@ -57,9 +62,18 @@ def create_app(hub: Hub, *, pin: str | None = None,
     ``Broadcaster`` is ``app.extensions["companion.live"]``."""
     app = Flask(__name__, template_folder=str(data_path("web", "templates")),
                 static_folder=str(data_path("web", "static")), static_url_path="/static")
+    if state is not None:
+        secret_key = access.stored_secret_key(state)
+        table_pin = pin if pin is not None else access.stored_pin(state)
+        pin_file = None if pin is not None else str(state / access.PIN_FILE)
+    else:
+        secret_key = secrets.token_hex(32)
+        table_pin = pin if pin is not None else new_pin()
+        pin_file = None
     app.config.from_mapping(
-        SECRET_KEY=secrets.token_hex(32),
-        TABLE_PIN=pin if pin is not None else new_pin(),
+        SECRET_KEY=secret_key,
+        TABLE_PIN=table_pin,
+        PIN_FILE=pin_file,
         TRUSTED_HOSTS=access.local_hosts(),
         SSE_MAX_CLIENTS=40,
         SSE_KEEPALIVE=15.0,
@@ -80,6 +94,7 @@ def create_app(hub: Hub, *, pin: str | None = None,
     live = Broadcaster(control.snapshot, max_clients=int(app.config["SSE_MAX_CLIENTS"]),
                        keepalive=float(app.config["SSE_KEEPALIVE"]))
     hub.subscribe(live.hub_listener)
+    hub.subscribe_notices(live.hub_listener)
     app.extensions["companion.control"] = control
     app.extensions["companion.live"] = live
 

@@ -21,10 +21,12 @@ import hashlib
 import hmac
 import logging
 import os
+import secrets
 import socket
 import threading
 import time
 from collections.abc import Callable, Iterable
+from pathlib import Path
 from typing import Any, TypeVar
 
 from flask import Flask, current_app, jsonify, request, session
@@ -32,8 +34,10 @@ from flask.typing import ResponseReturnValue
 from flask_wtf.csrf import CSRFError
 from werkzeug.exceptions import HTTPException, SecurityError
 
+from companion import jsonin
 from companion.errors import (
     EventError,
+    JSONInputError,
     OptionError,
     RequestError,
     StoreError,
@@ -48,6 +52,103 @@ F = TypeVar("F", bound=Callable[..., Any])
 MAX_PIN_FAILURES = 5
 """Wrong PINs one address may try per ``PIN_WINDOW`` seconds."""
 PIN_WINDOW = 60.0
+
+
+PIN_FILE = "table_pin"
+SECRET_FILE = "secret_key"
+"""Files in the state directory holding the table PIN and the page's secret key."""
+
+
+def state_dir(db: Path | str | None = None) -> Path:
+    """The companion's state directory: ``$STATE_DIRECTORY`` (systemd's
+    ``StateDirectory=``), else the folder of the event log ``db`` (default
+    ``companion.store.default_path()``)."""
+    env = os.environ.get("STATE_DIRECTORY", "").split(":")[0]
+    if env:
+        return Path(env)
+    from companion.store import default_path
+
+    return Path(db).parent if db is not None else default_path().parent
+
+
+def _write_private(path: Path, text: str) -> None:
+    """Write ``text`` to ``path`` readable by its owner only (mode 0600),
+    replacing it atomically."""
+    tmp = path.with_name(f".{path.name}.{os.getpid()}")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    try:
+        os.fchmod(fd, 0o600)
+        os.write(fd, text.encode())
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+    os.replace(tmp, path)
+
+
+def _read_private(path: Path) -> str | None:
+    """The text of ``path`` (its mode tightened to 0600), None if missing."""
+    try:
+        text = path.read_text(encoding="ascii").strip()
+    except FileNotFoundError:
+        return None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise StoreError(f"cannot read {str(path)!r}: {exc}") from None
+    if path.stat().st_mode & 0o077:
+        path.chmod(0o600)
+    return text
+
+
+def stored_secret_key(directory: Path) -> str:
+    """The page's secret key kept in ``directory`` (made once, 64 hex digits),
+    so a restart keeps every phone's session and PIN. Raises ``StoreError``."""
+    path = directory / SECRET_FILE
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+        key = _read_private(path)
+        if not key or len(key) < 32:
+            key = secrets.token_hex(32)
+            _write_private(path, key)
+    except OSError as exc:
+        raise StoreError(f"cannot keep the secret key in {str(directory)!r}: {exc}") from None
+    return key
+
+
+def stored_pin(directory: Path, *, new: str | None = None) -> str:
+    """The table PIN kept in ``directory``: ``new`` (digits) if given, else
+    the stored one, else 4 random digits; stored either way (mode 0600).
+    Raises ``StoreError``, or ``ValueError`` for a ``new`` PIN that is not 4-12 digits."""
+    if new is not None and not (new.isascii() and new.isdigit() and 4 <= len(new) <= 12):
+        raise ValueError("the table PIN must be 4 to 12 digits")
+    path = directory / PIN_FILE
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+        pin = new if new is not None else _read_private(path)
+        if not pin or not pin.isdigit():
+            pin = "".join(secrets.choice("0123456789") for _ in range(4))
+        if new is not None or _read_private(path) != pin:
+            _write_private(path, pin)
+    except OSError as exc:
+        raise StoreError(f"cannot keep the table PIN in {str(directory)!r}: {exc}") from None
+    return pin
+
+
+def table_pin() -> str:
+    """The table PIN now: read again from ``PIN_FILE`` (config, a path) when
+    that file changed (``companion pin --set`` while the table runs), else
+    the config's ``TABLE_PIN``."""
+    app = current_app
+    path = app.config.get("PIN_FILE")
+    if path:
+        try:
+            mtime = os.stat(path).st_mtime_ns
+        except OSError:
+            return str(app.config["TABLE_PIN"])
+        if app.extensions.get("companion.pin_mtime") != mtime:
+            text = _read_private(Path(path))
+            if text and text.isdigit():
+                app.config["TABLE_PIN"] = text
+            app.extensions["companion.pin_mtime"] = mtime
+    return str(app.config["TABLE_PIN"])
 
 
 def local_hosts(extra: Iterable[str] = ()) -> list[str]:
@@ -72,9 +173,32 @@ def local_hosts(extra: Iterable[str] = ()) -> list[str]:
     return sorted(n.lower() for n in names if n)
 
 
+MAX_MESSAGE = 300
+"""Longest error message sent; values inside are quoted short (``jsonin.short``)."""
+
+
 def error_body(message: str, field: str | None, status: int) -> ResponseReturnValue:
-    """The JSON answer to a refused request."""
+    """The JSON answer to a refused request (the message cut to ``MAX_MESSAGE``)."""
+    if len(message) > MAX_MESSAGE:
+        message = message[:MAX_MESSAGE] + "…"
+    if field is not None and len(field) > 80:
+        field = field[:80] + "…"
     return jsonify({"error": message, "field": field}), status
+
+
+def request_json() -> Any:
+    """The request's body, decoded by ``companion.jsonin.loads``.
+
+    Raises ``RequestError`` (400) naming ``body`` when the body is not JSON
+    (or not sent as ``application/json``), and naming the path of the bad
+    value (``options.seed``) when a value is refused."""
+    if not request.is_json:
+        raise RequestError("the request body must be JSON (Content-Type: application/json)",
+                           field="body")
+    try:
+        return jsonin.loads(request.get_data(cache=True))
+    except JSONInputError as exc:
+        raise RequestError(str(exc), field=exc.field or "body") from None
 
 
 def pin_digest(pin: str) -> str:
@@ -86,7 +210,7 @@ def pin_digest(pin: str) -> str:
 def has_pin() -> bool:
     """Whether this phone's session holds the table PIN."""
     held = session.get("pin")
-    expected = pin_digest(str(current_app.config["TABLE_PIN"]))
+    expected = pin_digest(table_pin())
     return isinstance(held, str) and hmac.compare_digest(held, expected)
 
 
@@ -113,7 +237,7 @@ class PinGuard:
         if not isinstance(pin, str | int) or isinstance(pin, bool):
             raise RequestError("pin must be a string of digits", field="pin")
         given = str(pin).strip()
-        expected = str(current_app.config["TABLE_PIN"])
+        expected = table_pin()
         if not hmac.compare_digest(given.encode(), expected.encode()):
             with self._lock:
                 self._recent(addr).append(self._clock())
@@ -149,7 +273,7 @@ def init_app(app: Flask) -> None:
 
     @app.errorhandler(SecurityError)
     def bad_host(exc: SecurityError) -> ResponseReturnValue:
-        return error_body(f"Host {request.headers.get('Host', '')!r} is not this table",
+        return error_body(f"Host {jsonin.short(request.headers.get('Host', ''))} is not this table",
                           "Host", 400)
 
     @app.errorhandler(CSRFError)

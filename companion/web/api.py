@@ -13,8 +13,9 @@ from flask import Blueprint, current_app, jsonify, request
 from flask.typing import ResponseReturnValue
 from flask_wtf.csrf import generate_csrf
 
-from companion.errors import RequestError
+from companion.errors import RequestError, UnknownStoredGameError
 from companion.games import game_class
+from companion.jsonin import INT_LIMIT, short
 from companion.web import access
 from companion.web.control import Control, current_control
 from companion.web.optionform import option_fields
@@ -28,11 +29,7 @@ def _control() -> Control:
 
 
 def _body() -> Any:
-    data = request.get_json(silent=True)
-    if data is None:
-        raise RequestError("the request body must be JSON (Content-Type: application/json)",
-                           field="body")
-    return data
+    return access.request_json()
 
 
 def _rulings(rulings: list[Any]) -> list[dict[str, Any]]:
@@ -99,6 +96,8 @@ def new_game() -> ResponseReturnValue:
 @access.needs_pin
 def resume(game_id: int) -> ResponseReturnValue:
     """Make a stored game the table in play again."""
+    if game_id >= INT_LIMIT:  # SQLite's integers are 64-bit
+        raise UnknownStoredGameError(f"no stored game has id {short(game_id)}")
     table = _control().resume(game_id)
     return jsonify({"game_id": table.game_id, "game": table.game.name})
 
@@ -143,11 +142,11 @@ def change_settings() -> ResponseReturnValue:
     unknown = set(body) - {"input_device"}
     if unknown:
         name = sorted(unknown)[0]
-        raise RequestError(f"unknown setting {name!r}", field=name)
+        raise RequestError(f"unknown setting {short(name)}", field=name)
     if "input_device" in body:
         device = body["input_device"]
         if not isinstance(device, int) or isinstance(device, bool) or device < 0:
-            raise RequestError(f"input_device must be a device index, not {device!r}",
+            raise RequestError(f"input_device must be a device index, not {short(device)}",
                                field="input_device")
         known = {d["index"] for d in device_status(control) if d["inputs"] > 0}
         if device not in known:

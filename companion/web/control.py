@@ -21,6 +21,7 @@ with ``getattr`` so the page runs without them):
 
 from __future__ import annotations
 
+import secrets
 import threading
 import time
 from collections.abc import Mapping
@@ -29,17 +30,35 @@ from typing import Any
 from flask import Flask, current_app, render_template
 
 from companion.errors import IllegalEventError, RequestError
-from companion.events import Event, Undo
+from companion.events import Audio, Event, Hearing, Say, Tick, Undo
 from companion.games import available_games, game_class
 from companion.hub import Hub
+from companion.jsonin import short
 from companion.rulings import Ruling
 from companion.session import check_players
 from companion.table import Table
 from companion.voice.phrases import sentence
 from companion.web.panels import Panel, panel_for
 
+COMPANION_ONLY = frozenset(str(e.__struct_config__.tag) for e in (Say, Audio, Hearing, Tick))
+"""Events only the companion itself makes (its ear, its clock): never taken
+from the page, so a phone cannot put words in a player's mouth, point the
+referee at a file, or switch its hearing off (issue 20, item 5)."""
+
+SEATED_EVENTS: dict[str, frozenset[str]] = {"finger_guns": frozenset({"choose", "discard"})}
+"""Per game, the events a phone makes only for the seat it took."""
+
 LOG_LENGTH = 30
 """Rulings shown in the table page's log (newest first)."""
+
+T_AHEAD_S = 1.0
+"""Seconds a client's ``t`` may lie ahead of the table clock (a clock read a
+moment earlier and rounded). Further ahead is refused: the table would hold
+the event until then."""
+
+T_BEHIND_S = 10.0
+"""Seconds a client's ``t`` may lie behind the table clock; further back is
+refused (the table has moved on: leave ``t`` out to mean now)."""
 
 
 def _require(body: Mapping[str, Any], name: str, kind: type, what: str) -> Any:
@@ -49,7 +68,7 @@ def _require(body: Mapping[str, Any], name: str, kind: type, what: str) -> Any:
         raise RequestError(f"missing field {name!r}", field=name)
     value = body[name]
     if not isinstance(value, kind) or (isinstance(value, bool) and kind is not bool):
-        raise RequestError(f"{name} must be {what}, not {value!r}", field=name)
+        raise RequestError(f"{name} must be {what}, not {short(value)}", field=name)
     return value
 
 
@@ -99,33 +118,88 @@ class Control:
         out = []
         for i, ruling in enumerate(rulings, start=start):
             data = ruling.to_dict()
-            text = sentence(ruling, self.hub.pack) or " ".join(
-                f"{k} {v}" for k, v in data.items() if k not in ("t", "type"))
+            undone = (table.logged_event(str(data["what"]), float(data["at"]))
+                      if ruling.type == "undone" else None)
+            text = sentence(ruling, self.hub.pack, shown=True, undone=undone)
             out.append({"i": i, "t": ruling.t, "type": ruling.type, "text": text, "data": data})
         out.reverse()
         return out
 
+    def notices(self, since: float | None = None) -> list[dict[str, Any]]:
+        """The hub's notices (what the terminal also prints), newest first,
+        as log entries (``type`` ``notice``); only those at or after
+        ``since`` (seconds on the table clock) when given."""
+        kept = list(getattr(self.hub, "notices", []))
+        out = [{"i": f"n{n}", "t": t, "type": "notice", "text": text, "data": {}}
+               for n, (t, text) in enumerate(kept) if since is None or t >= since]
+        out.reverse()
+        return out
+
+    def entries(self, table: Table | None) -> list[dict[str, Any]]:
+        """The page's log: rulings and notices, newest first (by table time;
+        a ruling before a notice of the same time)."""
+        rulings = self.log(table) if table is not None else []
+        merged = sorted([*rulings, *self.notices()],
+                        key=lambda e: (e["t"], e["type"] != "notice"), reverse=True)
+        return merged[:LOG_LENGTH]
+
+    @staticmethod
+    def latest(entries: list[dict[str, Any]]) -> dict[str, Any] | None:
+        """The newest news for the top of the table: the rulings of the last
+        event (or the newest notice), as ``i`` (the newest entry's key),
+        ``type`` and ``text`` of the first of them (the headline: "Beth: wrong
+        number...") and ``more`` (the rest: "Beth takes 2 cards. New round...")."""
+        if not entries:
+            return None
+        top = entries[0]
+        batch = [top]
+        if top["type"] != "notice":
+            for entry in entries[1:]:
+                if entry["type"] == "notice" or entry["t"] != top["t"]:
+                    break
+                batch.append(entry)
+        batch.reverse()
+        return {"i": top["i"], "type": batch[0]["type"], "text": batch[0]["text"],
+                "more": " ".join(e["text"] for e in batch[1:])}
+
     def snapshot(self) -> dict[str, Any]:
         """Everything the table page shows, as JSON builtins: the table view,
-        whose turn, who a tap stands for (``actor``), who is winning, and the
-        rendered ``board`` and ``log_html``."""
+        whose turn, who a tap stands for (``actor``), who is winning, the
+        companion's ``health`` (``status.health``), the newest log entry
+        (``latest``), the rendered ``board`` and ``log_html``, and for a
+        running countdown ``now`` and ``deadline`` (seconds on the table
+        clock; ``deadline`` is null when nothing is pending): the page counts
+        ``deadline - now`` down itself, so no snapshot is sent while time
+        merely passes."""
+        from companion.web.status import health
+
         table = self.hub.table
+        now = self.now()
         with self.app.app_context():
+            well = health(self)
             if table is None:
+                entries = self.entries(None)
                 return {"game": None, "game_id": None, "players": [], "view": None,
                         "leaders": [], "turn": None, "actor": None, "winner": None,
-                        "board": render_template("parts/no_game.html"), "log_html": ""}
+                        "now": now, "deadline": None,
+                        "health": well, "latest": self.latest(entries),
+                        "board": render_template("parts/no_game.html"),
+                        "log_html": render_template("parts/log.html", log=entries)}
             view = table.view()
             panel = panel_for(table.game.name)
-            log = self.log(table)
+            log = self.entries(table)
             leaders = panel.leaders(view)
             board = render_template(panel.board, view=view, state=view["state"],
                                     leaders=leaders, buttons=self.button_map())
             log_html = render_template("parts/log.html", log=log)
+        latest = self.latest(log)
         return {"game": table.game.name, "game_id": table.game_id,
                 "players": view["players"], "view": view, "leaders": leaders,
                 "turn": panel.current_player(view), "actor": self.acting_player(table, panel),
-                "winner": view["winner"], "board": board, "log_html": log_html}
+                "winner": view["winner"], "now": now,
+                "deadline": None if view["winner"] else view["deadline"],
+                "health": well, "latest": latest,
+                "board": board, "log_html": log_html}
 
     def games_on_offer(self) -> list[dict[str, Any]]:
         """The installed games: name, title, player range."""
@@ -160,18 +234,22 @@ class Control:
         mapping: dict[str, int] = {}
         for player, number in buttons.items():
             if player.strip() not in names:
-                raise RequestError(f"buttons names {player!r}, who is not a player",
+                raise RequestError(f"buttons names {short(player)}, who is not a player",
                                    field="buttons")
             if not isinstance(number, int) or isinstance(number, bool) or number < 1:
-                raise RequestError(f"button of {player!r} must be a number from 1, "
-                                   f"not {number!r}", field="buttons")
+                raise RequestError(f"button of {short(player)} must be a number from 1, "
+                                   f"not {short(number)}", field="buttons")
             mapping[player.strip()] = number
         if len(set(mapping.values())) != len(mapping):
             raise RequestError("two players hold the same button", field="buttons")
         unknown = set(body) - {"game", "players", "options", "buttons"}
         if unknown:
             name = sorted(unknown)[0]
-            raise RequestError(f"unknown field {name!r}", field=name)
+            raise RequestError(f"unknown field {short(name)}", field=name)
+        if "face_down_seed" in getattr(game_class(game).options_type, "__struct_fields__", ()) \
+                and "face_down_seed" not in options:
+            # Face-down card ids drawn from the OS's randomness (finger_guns.py).
+            options = {**options, "face_down_seed": secrets.randbelow(2**62)}
         with self._lock:
             table = self.hub.new_game(game, names, options)
             self.buttons = mapping
@@ -198,22 +276,55 @@ class Control:
     def event(self, raw: Any) -> tuple[Event, list[Ruling]]:
         """Submit one event from its JSON; ``t`` is the table clock when absent,
         ``player`` the acting player for the game's ``actor_events``.
-        Raises ``RequestError``, ``EventError`` (state untouched)."""
+        Raises ``RequestError`` (naming ``t`` when it lies more than
+        ``T_AHEAD_S`` ahead of or ``T_BEHIND_S`` behind the table clock),
+        ``EventError`` (state untouched)."""
         body = dict(json_body(raw))
         table = self.table()
         if "type" not in body:
             raise RequestError("an event needs a 'type'", field="type")
+        if not isinstance(body["type"], str):
+            raise RequestError("type must be an event's name", field="type")
+        if body["type"] in COMPANION_ONLY:
+            raise RequestError(f"{body['type']!r} events come only from the companion's own "
+                               "ear and clock", field="type", status=403)
+        self._check_seat(table, body)
         panel = panel_for(table.game.name)
         if body.get("type") in panel.actor_events and "player" not in body:
             actor = self.acting_player(table, panel)
             if actor is None:
                 raise RequestError("whose card is it? name the player", field="player")
             body["player"] = actor
+        now = self.now()
         if "t" not in body:
-            body["t"] = max(self.now(), table.match.clock)
+            body["t"] = max(now, table.match.clock)
         event = table.game.parse_event(body)
+        if not now - T_BEHIND_S <= event.t <= now + T_AHEAD_S:
+            ahead = event.t - now
+            where = f"{ahead:.1f} s ahead of" if ahead > 0 else f"{-ahead:.1f} s behind"
+            raise RequestError(f"t is {where} the table clock ({now:.3f} s); leave t out "
+                               "to mean now", field="t")
         check_players(table.game, event)
         return event, self.hub.submit(event)
+
+    @staticmethod
+    def _check_seat(table: Table, body: dict[str, Any]) -> None:
+        """A secret pick (``SEATED_EVENTS``) is made only by the phone seated as
+        that player (Finger Guns' seats, ``web/fingerguns.py``): 403 naming
+        ``player`` otherwise."""
+        if body["type"] not in SEATED_EVENTS.get(table.game.name, ()):
+            return
+        from companion.web.fingerguns import seat_of_session
+
+        seat = seat_of_session(table)
+        if seat is None:
+            raise RequestError("this phone has no seat yet: claim one first", field="player",
+                               status=403)
+        named = body.get("player", seat)
+        if not isinstance(named, str) or named.strip().casefold() != seat.casefold():
+            raise RequestError(f"this phone plays as {seat!r} only", field="player",
+                               status=403)
+        body["player"] = seat
 
     def undo(self) -> list[Ruling]:
         """Undo the last event that had an effect. ``IllegalEventError`` if none."""

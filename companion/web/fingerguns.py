@@ -23,12 +23,14 @@ import secrets
 import threading
 from typing import Any
 
-from flask import Blueprint, current_app, jsonify, render_template, request, session
+from flask import Blueprint, current_app, jsonify, render_template, session
 from flask.typing import ResponseReturnValue
 
 from companion.errors import RequestError
 from companion.games.finger_guns import Choose, Discard, FingerGuns
+from companion.jsonin import short
 from companion.table import Table
+from companion.voice.phrases import sentence
 from companion.web import access
 from companion.web.control import current_control, json_body
 
@@ -87,7 +89,7 @@ def _t(table: Table) -> float:
 def _only(body: dict[str, Any], allowed: set[str]) -> None:
     unknown = sorted(set(body) - allowed)
     if unknown:
-        raise RequestError(f"unknown field {unknown[0]!r}", field=unknown[0])
+        raise RequestError(f"unknown field {short(unknown[0])}", field=unknown[0])
 
 
 @bp.get("/finger-guns")
@@ -107,14 +109,40 @@ def me() -> ResponseReturnValue:
     claimed = sorted(p for (gid, p) in _seats() if gid == table.game_id)
     view = game.private_view(table.state, player) if player else game.view(table.state)
     return jsonify({"game_id": table.game_id, "players": list(game.players), "seat": player,
-                    "claimed": claimed, "view": view})
+                    "claimed": claimed, "view": view,
+                    "last_round": last_round(table, player) if player else None})
+
+
+def last_round(table: Table, player: str) -> dict[str, Any] | None:
+    """What the last resolved round did to ``player`` and what they did, as
+    the page's sentences: ``{"round": n, "lines": [...]}`` (None before the
+    first round is resolved). A round is resolved by the lock of its second
+    step; its rulings run from there to the next countdown."""
+    rulings = list(table.rulings)
+    ends = [i for i, r in enumerate(rulings)
+            if r.type == "locked" and getattr(r, "step", 0) == 2]
+    if not ends:
+        return None
+    start = ends[-1]
+    pack = current_control().hub.pack
+    lines = []
+    for ruling in rulings[start + 1:]:
+        if ruling.type == "countdown":
+            break
+        data = ruling.to_dict()
+        named = [data.get("player"), data.get("target"), *data.get("players", [])]
+        if player in named or ruling.type in ("scores", "winner", "shared_win"):
+            text = sentence(ruling, pack, shown=True)
+            if text:
+                lines.append(text)
+    return {"round": getattr(rulings[start], "round", None), "lines": lines}
 
 
 @bp.post("/api/finger-guns/seat")
 @access.needs_pin
 def claim_seat() -> ResponseReturnValue:
     """``{"player"}``: this phone plays as ``player`` for the rest of the game."""
-    body = json_body(request.get_json(silent=True))
+    body = json_body(access.request_json())
     _only(body, {"player"})
     name = body.get("player")
     if not isinstance(name, str):
@@ -141,11 +169,11 @@ def claim_seat() -> ResponseReturnValue:
 @access.needs_pin
 def choose() -> ResponseReturnValue:
     """``{"target"?, "card"?}``: this phone's player's picks."""
-    body = json_body(request.get_json(silent=True))
+    body = json_body(access.request_json())
     _only(body, {"target", "card"})
     for key in ("target", "card"):
         if key in body and not isinstance(body[key], str):
-            raise RequestError(f"{key} must be a string, not {body[key]!r}", field=key)
+            raise RequestError(f"{key} must be a string, not {short(body[key])}", field=key)
     table, game, player = _seated()
     event = Choose(t=_t(table), player=player, target=body.get("target"),
                    card=body.get("card"))
@@ -157,7 +185,7 @@ def choose() -> ResponseReturnValue:
 @access.needs_pin
 def discard() -> ResponseReturnValue:
     """``{"cards": [ids]}``: the life cards this phone's player loses."""
-    body = json_body(request.get_json(silent=True))
+    body = json_body(access.request_json())
     _only(body, {"cards"})
     cards = body.get("cards")
     if not isinstance(cards, list) or not all(isinstance(c, str) for c in cards):

@@ -7,10 +7,19 @@ import datetime as dt
 from flask import Blueprint, render_template
 from flask.typing import ResponseReturnValue
 
+from companion.games import game_class
 from companion.web.access import has_pin
 from companion.web.control import current_control
 
 bp = Blueprint("history", __name__)
+
+
+def _title(game: str) -> str:
+    """The game's name as players know it ("The Nasty 7"), not its engine's."""
+    try:
+        return str(game_class(game).title)
+    except Exception:  # a game whose engine is gone: its stored name
+        return game
 
 
 @bp.get("/games")
@@ -24,7 +33,7 @@ def games() -> ResponseReturnValue:
     for row in rows:
         if row.winner:
             wins[row.winner] = wins.get(row.winner, 0) + 1
-    games = [{"id": r.id, "game": r.game, "players": r.players, "events": r.events,
+    games = [{"id": r.id, "game": _title(r.game), "players": r.players, "events": r.events,
               "winner": r.winner, "current": r.id == current,
               "when": dt.datetime.fromtimestamp(r.created).strftime("%Y-%m-%d %H:%M")}
              for r in rows]

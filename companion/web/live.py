@@ -56,6 +56,8 @@ class Client:
     def __init__(self, owner: Broadcaster, first: bytes, *, keepalive: float,
                  depth: int) -> None:
         self._owner = owner
+        self.address: str | None = None
+        """The client's network address, when the stream was opened with one."""
         self._queue: queue.Queue[bytes] = queue.Queue(maxsize=depth)
         self._keepalive = keepalive
         self._pending: list[bytes] = [b"retry: 3000\n\n" + first]
@@ -100,13 +102,16 @@ class Broadcaster:
 
     ``snapshot``: builds the message for the table as it is now.
     ``max_clients``: pages that may stream at once (each holds a server
-    thread); ``keepalive``: seconds between keep-alive comments; ``depth``:
+    thread); ``per_address``: streams one client address may hold (a
+    phone with a tab or two open; so no one address takes every slot);
+    ``keepalive``: seconds between keep-alive comments; ``depth``:
     snapshots queued per page before the oldest is dropped."""
 
     def __init__(self, snapshot: Snapshot, *, max_clients: int = 40, keepalive: float = 15.0,
-                 depth: int = 8) -> None:
+                 depth: int = 8, per_address: int = 4) -> None:
         self._snapshot = snapshot
         self.max_clients = max_clients
+        self.per_address = per_address
         self.keepalive = keepalive
         self.depth = depth
         self._clients: set[Client] = set()
@@ -129,18 +134,24 @@ class Broadcaster:
         body["seq"] = seq
         return sse_message(body, event="table", ident=seq)
 
-    def connect(self) -> Client:
+    def connect(self, address: str | None = None) -> Client:
         """A new page's stream, starting with a snapshot of the table now.
+        ``address``: the client's address (None: not counted per address).
 
-        Raises ``TooManyClients`` when ``max_clients`` are connected, and
+        Raises ``TooManyClients`` when ``max_clients`` are connected or
+        ``address`` already holds ``per_address`` streams, and
         ``RuntimeError`` after ``close``."""
         first = self._message()
         client = Client(self, first, keepalive=self.keepalive, depth=self.depth)
+        client.address = address
         with self._lock:
             if self._closed:
                 raise RuntimeError("the page's live updates are shut down")
             if len(self._clients) >= self.max_clients:
                 raise TooManyClients(f"{len(self._clients)} pages are already watching")
+            if address is not None and sum(
+                    1 for c in self._clients if c.address == address) >= self.per_address:
+                raise TooManyClients(f"this device already watches in {self.per_address} pages")
             self._clients.add(client)
         return client
 

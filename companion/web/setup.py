@@ -8,7 +8,7 @@ from flask.typing import ResponseReturnValue
 from companion.games import game_class
 from companion.web.access import has_pin
 from companion.web.control import current_control
-from companion.web.optionform import option_fields
+from companion.web.setupwords import setup_fields
 
 bp = Blueprint("setup", __name__)
 
@@ -18,7 +18,8 @@ def setup() -> ResponseReturnValue:
     """The form for a new game; ``?game=NAME`` picks the game shown first."""
     control = current_control()
     offer = control.games_on_offer()
-    forms = {g["name"]: option_fields(game_class(g["name"]).options_type) for g in offer}
+    forms = {g["name"]: setup_fields(g["name"], game_class(g["name"]).options_type)
+             for g in offer}
     chosen = request.args.get("game") or (offer[0]["name"] if offer else None)
     if chosen not in forms:
         chosen = offer[0]["name"] if offer else None

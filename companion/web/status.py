@@ -113,3 +113,46 @@ def settings_status(control: Control) -> dict[str, Any]:
         "input_device": selected_device(control),
         "microphone": _describe(getattr(hub, "microphone", None)),
     }
+
+
+def health(control: Control) -> list[dict[str, str]]:
+    """The companion's health in players' words, for the line at the top of
+    the table page: one ``{"part", "state", "text"}`` per part, ``state``
+    ``ok``, ``off`` (working without it) or ``sim`` (simulated):
+
+    * microphone: open, unplugged, or none;
+    * recognizer (speech checking): calls checked by ear, or off;
+    * speaker: rulings spoken, or shown only on the page;
+    * buttons: wired, simulated (gpiozero's mock pins: the page's buttons
+      stand in), or none (the page's buttons only)."""
+    hub = control.hub
+    mic = getattr(hub, "microphone", None)
+    recognizer = getattr(hub, "recognizer", None)
+    live = getattr(hub, "live", None)
+    checking = getattr(live, "speech_checking", None)
+    if checking is None:
+        checking = recognizer is not None and mic is not None and not getattr(mic, "lost", False)
+    out = []
+    if mic is None:
+        out.append({"part": "microphone", "state": "off", "text": "No microphone"})
+    elif getattr(mic, "lost", False):
+        out.append({"part": "microphone", "state": "off", "text": "Microphone unplugged"})
+    else:
+        out.append({"part": "microphone", "state": "ok", "text": "Microphone on"})
+    out.append({"part": "recognizer", "state": "ok" if checking else "off",
+                "text": "calls checked by ear" if checking else "speech checking off"})
+    speaker = getattr(hub, "speaker", None)
+    if speaker is not None and getattr(speaker, "available", False):
+        out.append({"part": "speaker", "state": "ok", "text": "speaker on"})
+    else:
+        out.append({"part": "speaker", "state": "off", "text": "no speaker"})
+    board = getattr(live, "board", None)
+    if board is None:
+        out.append({"part": "buttons", "state": "sim",
+                    "text": "no buttons: use the page's"})
+    elif type(getattr(board, "factory", None)).__name__ == "MockFactory":
+        out.append({"part": "buttons", "state": "sim",
+                    "text": "buttons simulated: use the page's"})
+    else:
+        out.append({"part": "buttons", "state": "ok", "text": "buttons wired"})
+    return out

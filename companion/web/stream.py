@@ -3,12 +3,13 @@
 Each connected page holds one stream (and one server thread). The first
 message is a snapshot of the table; then one ``table`` event per change,
 with SSE comments as keep-alives in between. Beyond ``SSE_MAX_CLIENTS``
-pages the answer is 503 and the browser's ``EventSource`` tries again.
+pages, or beyond ``Broadcaster.per_address`` (4) from one address, the
+answer is 503 and the browser's ``EventSource`` tries again.
 """
 
 from __future__ import annotations
 
-from flask import Blueprint, Response, current_app
+from flask import Blueprint, Response, current_app, request
 from flask.typing import ResponseReturnValue
 
 from companion.web.access import error_body
@@ -24,7 +25,7 @@ def stream() -> ResponseReturnValue:
 
     try:
         client = live_of(current_app._get_current_object())  # type: ignore[attr-defined]
-        feed = client.connect()
+        feed = client.connect(request.remote_addr)
     except TooManyClients as exc:
         return error_body(f"too many pages are watching: {exc}", None, 503)
     except RuntimeError as exc:

@@ -9,12 +9,16 @@
   const pinForm = document.getElementById("pin-form");
   let msgTimer = 0;
 
+  // A toast, on the half of the screen away from the Undo button.
   function say(text, ok) {
     msg.textContent = text;
+    const undo = document.querySelector("[data-undo]");
+    const r = undo ? undo.getBoundingClientRect() : null;
+    msg.classList.toggle("top", !!r && r.bottom > 0 && r.top + r.height / 2 > innerHeight / 2);
     msg.hidden = false;
     msg.classList.toggle("ok", !!ok);
     clearTimeout(msgTimer);
-    msgTimer = setTimeout(() => { msg.hidden = true; }, ok ? 1500 : 4500);
+    msgTimer = setTimeout(() => { msg.hidden = true; }, ok ? 2500 : 4500);
   }
 
   // POST JSON; resolves to the reply's JSON, or null after showing the error.
@@ -37,8 +41,8 @@
         pinForm.hidden = false;
         document.getElementById("pin").focus();
       }
-      const where = reply && reply.field ? " (" + reply.field + ")" : "";
-      say(((reply && reply.error) || "Refused: " + res.status) + where);
+      // The message says what is wrong in words; the field's name is for programs.
+      say((reply && reply.error) || "The table refused that (" + res.status + ").");
       return null;
     }
     return reply || {};
@@ -70,6 +74,16 @@
     return event;
   }
 
+  // What the undo undid, in the log's words ("Undone: Beth's flip of a gun.").
+  async function undoneWords() {
+    try {
+      const snap = await (await fetch("/api/state", { credentials: "same-origin" })).json();
+      const top = (snap.log || [])[0];
+      if (top && top.type === "undone" && top.text) return top.text;
+    } catch (err) { /* the words are a courtesy: fall back to the plain one */ }
+    return "Undone.";
+  }
+
   document.addEventListener("click", async (ev) => {
     const btn = ev.target.closest("button");
     if (!btn) return;
@@ -83,10 +97,13 @@
     } else if (d.append !== undefined) {
       const el = document.getElementById(d.append);
       el.value = el.value ? el.value + "," + d.value : d.value;
+    } else if (d.set !== undefined) {
+      document.getElementById(d.set).value = d.value;
+      btn.parentElement.querySelectorAll("button").forEach((b) => b.classList.toggle("on", b === btn));
     } else if (d.clear !== undefined) {
       document.getElementById(d.clear).value = "";
     } else if (d.undo !== undefined) {
-      if (await post("/api/undo")) say("Undone", true);
+      if (await post("/api/undo")) say(await undoneWords(), true);
     } else if (d.press !== undefined) {
       await post("/api/press", { player: d.press });
     } else if (d.resume !== undefined) {
@@ -112,6 +129,73 @@
     document.querySelectorAll(".actor").forEach((a) => { a.textContent = snap.actor || snap.turn || "…"; });
   }
 
+  // A window running out (a call's, a challenge's): the snapshot gives its
+  // deadline and the table clock when it was taken, both in seconds; the page
+  // counts down by itself, since no snapshot comes while time merely passes.
+  let countdownTimer = null;
+  function showDeadline(snap) {
+    let el = document.getElementById("countdown");
+    if (!el) {
+      el = document.createElement("span");
+      el.id = "countdown";
+      el.className = "countdown";
+      el.hidden = true;
+      document.getElementById("status").append(el);
+    }
+    clearInterval(countdownTimer);
+    el.hidden = true;
+    if (snap.deadline == null || snap.now == null) return;
+    const ends = performance.now() / 1000 + (snap.deadline - snap.now);
+    const draw = () => {
+      const left = ends - performance.now() / 1000;
+      el.hidden = left <= 0;
+      if (left <= 0) { clearInterval(countdownTimer); return; }
+      el.textContent = Math.ceil(left) + " s left";
+    };
+    draw();
+    countdownTimer = setInterval(draw, 200);
+  }
+
+  // The companion's health line (companion.web.status.health), as text.
+  function healthHtml(parts) {
+    const box = document.createElement("div");
+    for (const h of parts) {
+      const span = document.createElement("span");
+      span.className = "h h-" + h.state;
+      span.dataset.part = h.part;
+      span.textContent = h.text;
+      box.append(span);
+    }
+    return box.innerHTML;
+  }
+
+  // The newest ruling at the top of the table, big for a few seconds.
+  const LATEST_BIG_MS = 6000;
+  let latestTimer = 0;
+  function showLatest(latest) {
+    const el = document.getElementById("latest");
+    if (!el || !latest) return;
+    const key = String(latest.i);
+    if (el.dataset.i === key) return;
+    el.dataset.i = key;
+    el.querySelector(".head").textContent = latest.text;
+    el.querySelector(".after").textContent = latest.more || "";
+    el.className = "latest-text fresh r-" + latest.type + (latest.text.length > 70 ? " long" : "");
+    clearTimeout(latestTimer);
+    latestTimer = setTimeout(() => el.classList.remove("fresh"), LATEST_BIG_MS);
+  }
+
+  // Pad parts marked data-open-when="<awaiting> ...": opened and moved
+  // first while the game waits for them (the Cheat reveal after a challenge).
+  function showNeeded(snap) {
+    const awaiting = snap.view && snap.view.state ? snap.view.state.awaiting : null;
+    document.querySelectorAll("[data-open-when]").forEach((el) => {
+      const now = !!awaiting && el.dataset.openWhen.split(" ").includes(awaiting);
+      el.classList.toggle("now", now);
+      if (el.tagName === "DETAILS" && now) el.open = true;
+    });
+  }
+
   if (body.dataset.page === "table") {
     const live = document.getElementById("live");
     const shown = body.dataset.gameId || "";
@@ -121,7 +205,11 @@
       if (String(snap.game_id ?? "") !== shown) { location.reload(); return; }
       document.getElementById("board").innerHTML = snap.board;
       document.getElementById("log").innerHTML = snap.log_html;
+      document.getElementById("health").innerHTML = healthHtml(snap.health || []);
+      showLatest(snap.latest);
+      showNeeded(snap);
       setTurn(snap);
+      showDeadline(snap);
       live.dataset.seq = snap.seq;
       live.textContent = "live";
       live.classList.add("up");
@@ -142,6 +230,17 @@
       fs.hidden = fs.dataset.game !== chosen();
     });
     setup.addEventListener("change", (ev) => { if (ev.target.name === "game") showOptions(); });
+    // "First player": a choice among the names seated now.
+    const seatNames = () => [...list.querySelectorAll('input[name="player"]')]
+      .map((el) => el.value.trim()).filter(Boolean);
+    const syncFirst = () => setup.querySelectorAll('select[data-kind="seat"]').forEach((sel) => {
+      const keep = sel.value;
+      [...sel.options].slice(1).forEach((o) => o.remove());
+      for (const name of seatNames()) sel.add(new Option(name, name));
+      sel.value = seatNames().includes(keep) ? keep : "";
+    });
+    list.addEventListener("input", syncFirst);
+    list.addEventListener("click", () => setTimeout(syncFirst));
     document.getElementById("add-player").addEventListener("click", () => {
       const rows = list.querySelectorAll("li");
       const row = rows[rows.length - 1].cloneNode(true);
@@ -166,6 +265,7 @@
         case "bool": return el.checked;
         case "int": case "float": return v.trim() === "" ? null : (isNaN(Number(v)) ? v : Number(v));
         case "text": return v === "" && el.dataset.optional === "yes" ? null : v;
+        case "seat": return v === "" ? null : v;
         case "choice": return JSON.parse(v);
         default: try { return JSON.parse(v); } catch (err) { return v; }
       }

@@ -30,8 +30,7 @@
     try { reply = await res.json(); } catch (err) { reply = null; }
     if (!res.ok) {
       if (reply && reply.field === "pin") $("pin-form").hidden = false;
-      say(((reply && reply.error) || "Refused: " + res.status) +
-          (reply && reply.field ? " (" + reply.field + ")" : ""));
+      say((reply && reply.error) || "The table refused that (" + res.status + ").");
       return null;
     }
     await refresh();
@@ -72,6 +71,18 @@
       ? "The game is over: " + v.winners.join(" and ") + (v.winners.length === 1 ? " wins." : " share the win.")
       : "Round " + v.round + (v.counting ? ": countdown running!" : ".");
     $("fg-step").textContent = v.step ? "Step " + v.step + ": pick your " + v.pick + "." : "";
+    $("fg-lives").textContent = row.lives;
+    $("fg-lives-word").textContent = (row.lives === 1 ? "life" : "lives") + (row.dead ? ", out" : " left");
+    const last = r.last_round;
+    $("fg-last").hidden = !last;
+    if (last) {
+      $("fg-last-title").textContent = "Last round" + (last.round ? " (" + last.round + ")" : "") + ":";
+      $("fg-last-lines").replaceChildren(...(last.lines.length ? last.lines : ["Nothing hit you."]).map((t) => {
+        const li = document.createElement("li");
+        li.textContent = t;
+        return li;
+      }));
+    }
     $("fg-targets").replaceChildren(...r.players.filter((p) => p !== r.seat).map((p) => button(
       p, "press", () => post("/api/finger-guns/choose", { target: p }), you.target === p,
       targetLocked || v.phase !== "picking" && v.phase !== "countdown")));

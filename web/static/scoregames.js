@@ -3,7 +3,7 @@
 // input of its [data-sg-scope] that has a data-sg path ("cards_left.Abby",
 // "played.Beth.aces") filled in; data-sg-kind says how to read it: "int"
 // (empty inputs are left out), "bool" (a checkbox), "list" (checked boxes
-// gathered into a list, possibly empty). Refusals show the error and field.
+// gathered into a list, possibly empty). Refusals show the error in words (the field's name is for programs).
 "use strict";
 (() => {
   const csrf = document.querySelector('meta[name="csrf-token"]').content;
@@ -63,8 +63,7 @@
     const reply = await res.json().catch(() => null);
     if (!res.ok) {
       if (reply && reply.field === "pin") document.getElementById("pin-form").hidden = false;
-      say(((reply && reply.error) || "Refused: " + res.status) +
-          (reply && reply.field ? " (" + reply.field + ")" : ""));
+      say((reply && reply.error) || "The table refused that (" + res.status + ").");
       return;
     }
     say("Entered", true);
