@@ -416,10 +416,12 @@ def report(results: list[dict[str, Any]], data: Path, splits: list[str],
                     f"{helper:.0f} MB of it in the phone-loop worker" if helper else ""])
         for condition in conditions:
             for split in splits:
+                timing = [t for t in res["timing"]
+                          if t["split"] == split and t["condition"] == condition]
+                if not timing:
+                    continue  # a run cut short (``report_kept``) never reached it
                 s = summarize([r for r in res["records"]
-                               if r["split"] == split and r["condition"] == condition],
-                              [t for t in res["timing"]
-                               if t["split"] == split and t["condition"] == condition])
+                               if r["split"] == split and r["condition"] == condition], timing)
                 rows.append([res["backend"], condition, split, *(s[c] for c in COLUMNS)])
     kinds = ("right", "twin", "gun", "wrong", "oov", "late")
     kind_rows = []
@@ -428,6 +430,8 @@ def report(results: list[dict[str, Any]], data: Path, splits: list[str],
             continue
         for condition in conditions:
             recs = [r for r in res["records"] if r["condition"] == condition]
+            if not recs:
+                continue
             cells = []
             for k in kinds:
                 sel = [r for r in recs if call_kind(r) == k]
