@@ -1,6 +1,9 @@
 """The referee benchmark: how well each recognizer lets the companion judge Nasty 7 calls.
 
 Run ``.venv/bin/python bench/referee.py`` (``--quick`` for a small run). It
+first reports the human-voice set (``human.py``: real people's calls, judged
+against their truth, with issue 17's targets beside the figures; ``--human``
+picks the set, ``--human-splits`` its splits), then generated voices:
 
 1. plans seeded trials per voice family (espeak-ng, Piper; see ``trials.py``),
    renders each call with ``companion.audio.synth`` and puts the same clips
@@ -128,11 +131,17 @@ class Heard:
 
 
 def hear(backend: backends.Backend, audio: np.ndarray, words: Sequence[str],
-         t0: float) -> tuple[list[Heard], float, float]:
+         t0: float, *, clock: str = "wall") -> tuple[list[Heard], float, float]:
     """Stream ``audio`` through ``backend`` in real-time frames; the says it
     produced (table times, from clip time ``t0``), the wall-clock compute
     seconds and the CPU seconds (helper processes included). Early endpoints
-    on, as The Nasty 7 asks (``Nasty7.early_endpoint``)."""
+    on, as The Nasty 7 asks (``Nasty7.early_endpoint``).
+
+    ``clock``: what each frame's work is charged for the ready times (and so
+    the latency): ``wall``, the wall-clock seconds it took; ``cpu``, the CPU
+    seconds of this process and the backend's helper processes, as if one
+    otherwise idle core did it all in turn (an upper bound free of what other
+    programs on a shared machine take)."""
     cpu_started = backends.cpu_s(backend)
     backend.begin(words, early=True)
     frame = backends.FRAME
@@ -148,13 +157,15 @@ def hear(backend: backends.Backend, audio: np.ndarray, words: Sequence[str],
     for k in range(n_frames + 1):
         arrival = min((k + 1) * frame, len(audio)) / backends.RATE
         started = time.perf_counter()
+        cpu_before = backends.cpu_s(backend) if clock == "cpu" else 0.0
         if k < n_frames:
             items = backend.feed(audio[k * frame:(k + 1) * frame].tobytes())
         else:
             items = backend.finish()
         spent = time.perf_counter() - started
         compute += spent
-        busy = max(arrival, busy) + spent
+        charged = backends.cpu_s(backend) - cpu_before if clock == "cpu" else spent
+        busy = max(arrival, busy) + charged
         collect(items, busy)
     return out, compute, backends.cpu_s(backend) - cpu_started
 
@@ -387,7 +398,8 @@ def machine() -> str:
 
 
 @click.command()
-@click.option("--quick", is_flag=True, help="A small run: 4 trials per voice family.")
+@click.option("--quick", is_flag=True,
+              help="A small run: 4 trials per voice family; 2 human sessions, clean only.")
 @click.option("--trials", "n", type=click.IntRange(1, 1000), default=20, show_default=True,
               help="Trials per voice family (each in every condition).")
 @click.option("--backends", "names", default=",".join(DEFAULT_BACKENDS), show_default=True,
@@ -400,13 +412,31 @@ def machine() -> str:
 @click.option("--claims", type=click.IntRange(0, 1000), default=None,
               help="Cheat claims per voice family for the claims section "
                    "(cheat_claims.py); default 4, none with --quick.")
+@click.option("--only", type=click.Choice(["all", "human", "synthetic"]), default="all",
+              show_default=True, help="Which sections to run.")
+@click.option("--human", "human_data", type=click.Path(file_okay=False, path_type=Path),
+              default=None,
+              help="The human-voice set (default: ../shared/human-calls/sessions; "
+                   "bench/humanset.py writes larger ones).")
+@click.option("--human-splits", default="dev", show_default=True,
+              help="Comma-separated splits of the human-voice set.")
+@click.option("--human-conditions", default=None,
+              help="Comma-separated conditions (default: every one the set has).")
+@click.option("--human-sessions", type=click.IntRange(1, 100000), default=None,
+              help="At most this many sessions per split and condition (default: all).")
+@click.option("--peer-sessions", type=click.IntRange(1, 100000), default=12, show_default=True,
+              help="At most this many human sessions per split and condition for the peers.")
+@click.option("--jobs", type=click.IntRange(1, 8), default=2, show_default=True,
+              help="Backends run at once on the human-voice set.")
 @click.option("--worker", hidden=True)
 @click.option("--clips", hidden=True, type=click.Path(path_type=Path))
 @click.option("--result", hidden=True, type=click.Path(path_type=Path))
 def main(quick: bool, n: int, names: str, seed: int, out: Path | None, keep: Path | None,
-         claims: int | None,
-         worker: str | None, clips: Path | None, result: Path | None) -> None:
-    """Benchmark the speech referee against its peers on generated calls."""
+         claims: int | None, only: str, human_data: Path | None, human_splits: str,
+         human_conditions: str | None, human_sessions: int | None, peer_sessions: int,
+         jobs: int, worker: str | None, clips: Path | None, result: Path | None) -> None:
+    """Benchmark the speech referee against its peers: on human voices first,
+    then on generated calls."""
     if worker:
         assert clips is not None and result is not None
         try:
@@ -417,22 +447,41 @@ def main(quick: bool, n: int, names: str, seed: int, out: Path | None, keep: Pat
         return
     if quick:
         n = 4
+        human_sessions = human_sessions or 2
+        human_conditions = human_conditions or "clean"
     chosen = [x.strip() for x in names.split(",") if x.strip()]
     started = time.perf_counter()
     where = machine()
+    parts = [f"Machine: {where}", ""]
     with tempfile.TemporaryDirectory(prefix="referee-bench-") as tmp:
         work = Path(tmp) if keep is None else keep
         work.mkdir(parents=True, exist_ok=True)
-        build_clips(work, n, seed, backends.RATE)
-        click.echo(f"clips ready in {time.perf_counter() - started:.0f} s", err=True)
-        results = []
-        for name in ["baseline", *chosen]:
+        if only in ("all", "human"):
+            import human
+
+            data = human_data or human.default_data()
+            splits = [x for x in human_splits.split(",") if x]
+            for split in splits:
+                if not (data / split / "truth.jsonl").is_file():
+                    raise click.BadParameter(f"no {split}/truth.jsonl in {str(data)!r}",
+                                             param_hint="--human/--human-splits")
+            conds = ([x for x in human_conditions.split(",") if x] if human_conditions
+                     else None)
             t = time.perf_counter()
-            results.append(spawn(name, work, work))
-            click.echo(f"{name} done in {time.perf_counter() - t:.0f} s", err=True)
-    parts = [f"Machine: {where}", "", report(results, n, seed), ""]
+            parts += [human.section(chosen, data, splits, conds, human_sessions, peer_sessions,
+                                    jobs, work), ""]
+            click.echo(f"human voices done in {time.perf_counter() - t:.0f} s", err=True)
+        if only in ("all", "synthetic"):
+            build_clips(work, n, seed, backends.RATE)
+            click.echo(f"clips ready in {time.perf_counter() - started:.0f} s", err=True)
+            results = []
+            for name in ["baseline", *chosen]:
+                t = time.perf_counter()
+                results.append(spawn(name, work, work))
+                click.echo(f"{name} done in {time.perf_counter() - t:.0f} s", err=True)
+            parts += ["Synthetic voices (espeak-ng, Piper):", "", report(results, n, seed), ""]
     claims = (0 if quick else 4) if claims is None else claims
-    if claims:
+    if claims and only in ("all", "synthetic"):
         import cheat_claims
 
         parts += [cheat_claims.section(chosen, claims, seed), ""]
@@ -441,7 +490,6 @@ def main(quick: bool, n: int, names: str, seed: int, out: Path | None, keep: Pat
     click.echo(text)
     if out is not None:
         out.write_text(text + "\n")
-
 
 if __name__ == "__main__":
     main()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 import subprocess
 import sys
@@ -65,8 +66,8 @@ def _figure(text: str) -> float | None:
 def test_quick_bench_prints_every_condition_with_sane_figures(tmp_path: Path) -> None:
     out = tmp_path / "results.md"
     run = subprocess.run(
-        [sys.executable, str(BENCH / "referee.py"), "--quick", "--backends",
-         "companion-pocketsphinx,companion-vosk", "--out", str(out)],
+        [sys.executable, str(BENCH / "referee.py"), "--quick", "--only", "synthetic",
+         "--backends", "companion-pocketsphinx,companion-vosk", "--out", str(out)],
         capture_output=True, text=True, timeout=900, check=False)
     assert run.returncode == 0, run.stderr[-2000:]
     text = run.stdout
@@ -106,3 +107,67 @@ def test_quick_bench_prints_every_condition_with_sane_figures(tmp_path: Path) ->
     assert vosk is not None
     if vosk[1] == "skipped":
         assert "vosk model" in vosk[0]
+
+
+HUMAN_ROW = re.compile(r"^\| (?P<backend>[\w-]+) \| (?P<cond>\w+) \| (?P<split>\w+) \|"
+                       r"(?P<rest>.*)$")
+
+
+@pytest.mark.slow
+def test_quick_bench_reports_human_voices_first_with_the_targets(tmp_path: Path) -> None:
+    # Two of the shared human-voice sessions (../shared/human-calls), clean:
+    # the table's structure and that its cells are figures in range. The
+    # figures themselves are the benchmark's business, not this test's.
+    import human
+
+    data = human.default_data()
+    if not (data / "dev" / "truth.jsonl").is_file():
+        pytest.skip(f"no shared human-voice sessions in {data}")
+    run = subprocess.run(
+        [sys.executable, str(BENCH / "referee.py"), "--quick", "--only", "human",
+         "--backends", "companion-pocketsphinx", "--keep", str(tmp_path)],
+        capture_output=True, text=True, timeout=900, check=False)
+    assert run.returncode == 0, run.stderr[-2000:]
+    text = run.stdout
+    assert text.startswith("Machine: ")
+    assert "Synthetic voices" not in text
+    assert "Targets (issue 17) for the default recognizer, companion-pocketsphinx, split dev" \
+        in text
+    targets = {}
+    for line in text.splitlines():
+        cells = [c.strip() for c in line.strip(" |").split("|")]
+        if len(cells) == 4 and cells[3] in ("met", "**not met**"):
+            targets[cells[0]] = cells
+    assert set(targets) == {"false mistakes", "accuracy, clean", "wrong numbers caught, clean",
+                            "onset error p95", "ruling latency median",
+                            "real-time factor (CPU)", "peak memory"}
+    assert targets["false mistakes"][1] == "<= 0.5% every condition"
+    assert targets["peak memory"][1] == "<= 150 MB"
+    rows = [m for m in map(HUMAN_ROW.match, text.splitlines())
+            if m and m["backend"] == "companion-pocketsphinx"]
+    assert [(m["cond"], m["split"]) for m in rows] == [("clean", "dev")]
+    cells = [c.strip() for c in rows[0]["rest"].strip(" |").split("|")]
+    assert len(cells) == len(human.COLUMNS)
+    got = dict(zip(human.COLUMNS, cells, strict=True))
+    truth = [json.loads(x) for x in (data / "dev" / "truth.jsonl").read_text().splitlines()]
+    assert int(got["sessions"]) == 2
+    assert int(got["calls"]) == sum(len(t["calls"]) for t in truth[:2])
+    for name in ("accuracy", "false mistakes", "missed mistakes", "no ruling"):
+        value = _figure(got[name])
+        assert value is None or 0.0 <= value <= 100.0, name
+    assert _figure(got["accuracy"]) is not None
+    caught, _, of = got["wrong no. caught"].partition(" of ")
+    assert of.isdigit() and (_figure(caught) is None or 0 <= _figure(caught) <= 100)  # type: ignore[operator]
+    for name in ("onset med ms", "onset p95 ms"):
+        value = _figure(got[name])
+        assert value is None or 0.0 <= value <= 10_000, name
+    for name in ("latency med ms", "latency p95 ms"):
+        value = _figure(got[name])
+        assert value is None or -10_000 <= value <= 60_000, name
+    rtf = _figure(got["CPU RTF"])
+    assert rtf is not None and 0.0 < rtf < 20.0
+    memory = re.search(r"^\| companion-pocketsphinx \| (\d+) \| ([\d.]+) \|", text, re.M)
+    assert memory is not None and 10 < int(memory[1]) < 4000
+    # the per-call records the figures came from are kept
+    kept = json.loads((tmp_path / "human-companion-pocketsphinx-dev.json").read_text())
+    assert len(kept["records"]) == int(got["calls"])

@@ -1,0 +1,490 @@
+"""The referee benchmark on human voices: Nasty 7 rounds spoken by real people.
+
+Reads a human-voice set in the layout of ``../shared/human-calls/sessions``
+(``DATA/<split>/<condition>/sNNN.jsonl`` + ``.wav``, ``DATA/<split>/truth.jsonl``;
+``bench/humanset.py`` writes more of it). For each backend (``backends.py``),
+in a worker process of its own (so its peak memory is its own), every session
+is run as ``companion replay`` runs it, in-process: the session's recording is
+streamed through the backend in real-time 30 ms frames (``referee.hear``: the
+grammar is the game's ``listen_words``, which stay the same through a round
+without phone cards), what it hears becomes ``say`` events on the table
+clock, merged by time with the session's flips and tick (session events
+first at the same time, as ``companion.replay``), and the real engine
+(``Match``) rules on them.
+
+Each call is judged against the truth as ``../shared/human-calls/tools/score.py``
+judges it (``judge_session``; the one place this benchmark does so):
+
+* a right call (a racketeer or twin racketeer said right, or a gun card
+  kept silent) is right when a ``call_ok`` for that player and count is
+  ruled in its window (its flip .. the next flip, or the tick) and no
+  mistake is; a ``mistake`` there is a *false mistake*;
+* a wrong number (1-7) or an out-of-range one (zero, eight, nine) is right
+  when a ``wrong_number`` mistake is ruled for that player in its window; a
+  late call (onset 3.3-3.8 s after the flip) when a ``hesitation`` is;
+* a ruled mistake ends the round: calls flipped at or after it are *lost*
+  (not right, and left out of every other figure).
+
+Figures per backend, split and condition:
+
+- *accuracy*: right verdicts over all calls (lost ones count as not right);
+- *false mistakes*: right calls (reached) ruled any mistake;
+- *missed mistakes*: wrong, out-of-range or late calls (reached) with no mistake;
+- *wrong no. caught*: wrong and out-of-range numbers ruled ``wrong_number``;
+- *no ruling*: calls reached with neither a ``call_ok`` nor a mistake;
+- *onset error*: |the call's onset as the engine took it - the true onset|,
+  ms, over spoken right calls ruled ``call_ok`` (median, 95th percentile);
+- *latency*: from the true end of the call to the ruling, ms, over spoken
+  calls whose ruling came from what was heard (not a deadline): frames
+  arrive in real time, the backend works on each as soon as it is free,
+  charged the CPU seconds it took (its helper processes' included: as on
+  one otherwise idle core; the machine the benchmark runs on is shared, so
+  its wall clock would charge other programs' work), and the engine's own
+  time is added;
+- *CPU RTF*: CPU seconds (the ear's helper processes included) over audio
+  seconds; *peak MB*: the worker's peak resident memory plus its helpers'.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import subprocess
+import sys
+import time
+from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import backends
+import humanset
+
+EPS = 1e-6
+CONDITION_ORDER = ("clean", "white10", "kitchen10", "babble10", "babble5",
+                   "farfield_babble15")
+"""The order conditions are reported in; others follow by name."""
+UNAVAILABLE = 3
+
+
+def default_data() -> Path:
+    """The shared human-voice sessions (``../shared/human-calls/sessions``)."""
+    return humanset.human_calls_dir() / "sessions"
+
+
+def conditions_in(data: Path, splits: Sequence[str]) -> list[str]:
+    """The conditions that have sessions in every split, in report order."""
+    found: set[str] | None = None
+    for split in splits:
+        here = {d.name for d in (data / split).iterdir()
+                if d.is_dir() and any(d.glob("s*.jsonl"))}
+        found = here if found is None else found & here
+    rank = {c: i for i, c in enumerate(CONDITION_ORDER)}
+    return sorted(found or set(), key=lambda c: (rank.get(c, len(rank)), c))
+
+
+# -- judging ------------------------------------------------------------------------
+
+
+def judge_session(truth: dict[str, Any], rulings: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Each call of ``truth`` (a line of ``truth.jsonl``) judged against the
+    ``rulings`` of its replay (dicts with ``t``, ``type``, ``player`` and the
+    ruling's fields; ``ready`` and ``onset`` when the benchmark knows them),
+    as ``score.py`` judges it (module docstring). One dict per call:
+    ``verdict`` (``right``, ``false_mistake``, ``no_ruling``, ``lost``,
+    ``other_kind``, ``missed_accepted``, ``missed_no_ruling``), ``reached``,
+    ``onset_err`` and ``latency`` (s, or None)."""
+    mistakes = [r for r in rulings if r["type"] == "mistake"]
+    oks = [r for r in rulings if r["type"] == "call_ok"]
+    out = []
+    for c in truth["calls"]:
+        lo, hi = c["flip_t"] - EPS, c["window_end"] + EPS
+        reached = not any(m["t"] <= c["flip_t"] + EPS for m in mistakes)
+        mine_ok = [r for r in oks if r["player"] == c["player"] and lo <= r["t"] <= hi
+                   and r["count"] == c["count"]]
+        mine_m = [m for m in mistakes if m["player"] == c["player"] and lo <= m["t"] <= hi]
+        kind = c["kind"]
+        if not reached:
+            verdict = "lost"
+        elif kind in ("right", "gun"):
+            verdict = "false_mistake" if mine_m else "right" if mine_ok else "no_ruling"
+        else:
+            want = "hesitation" if kind == "late" else "wrong_number"
+            if any(m["kind"] == want for m in mine_m):
+                verdict = "right"
+            elif mine_m:
+                verdict = "other_kind"
+            else:
+                verdict = "missed_accepted" if mine_ok else "missed_no_ruling"
+        first = (mine_m or mine_ok or [None])[0]
+        onset_err = latency = None
+        spoken_end = c["start_t"] + c["dur"] if c.get("start_t") is not None else None
+        if reached and kind == "right" and verdict == "right" and mine_ok[0].get("onset"):
+            onset_err = abs(mine_ok[0]["onset"] - c["onset_t"])
+        if (reached and first is not None and first.get("ready") is not None
+                and spoken_end is not None and kind != "late"):
+            latency = first["ready"] - spoken_end
+        out.append({"session": truth["session"], "idx": c["idx"], "kind": kind,
+                    "card": c["card"], "reached": reached, "verdict": verdict,
+                    "ok": bool(mine_ok), "mistake": bool(mine_m),
+                    "onset_err": onset_err, "latency": latency})
+    return out
+
+
+# -- one backend over the set (a worker process) -------------------------------------
+
+
+def replay_session(backend: backends.Backend, path: Path) -> tuple[list[dict[str, Any]], float,
+                                                                  float]:
+    """Rulings of one session heard through ``backend`` (``rule``); the CPU
+    seconds; the audio seconds."""
+    import referee
+
+    from companion.events import Audio
+    from companion.games.base import Match
+    from companion.session import load_session
+
+    session = load_session(path)
+    words = session.game.listen_words(Match(session.game).state)
+    heard: list[tuple[Any, float]] = []
+    cpu = seconds = 0.0
+    for ev in session.events:
+        if isinstance(ev, Audio):
+            x, rate = humanset.read_wav(Path(session.base_dir) / ev.path)
+            if rate != backends.RATE:
+                raise ValueError(f"{path}: audio at {rate} Hz, not {backends.RATE}")
+            pcm = np.clip(np.round(x * 32768), -32768, 32767).astype("<i2")
+            items, _, spent = referee.hear(backend, pcm, words, ev.t, clock="cpu")
+            cpu += spent
+            seconds += len(pcm) / rate
+            heard += [(h.say, h.ready + ev.t) for h in items]
+    return rule(session, heard), cpu, seconds
+
+
+def rule(session: Any, heard: list[tuple[Any, float]]) -> list[dict[str, Any]]:
+    """The engine's rulings on a session's own events (its ``audio`` left
+    out) and the ``say`` events ``heard`` in it (each with the table time it
+    was ready), merged by time, the session's events first at the same time
+    (as ``companion.replay``). Dicts with ``ready`` (when the ruling could be
+    made: the say's ready time plus the engine's; None for rulings on the
+    session's own events) and, for ``call_ok``, ``onset`` (the call's onset
+    as the engine took it)."""
+    from companion.events import Audio, Say
+    from companion.games.base import Match
+    from companion.games.nasty7 import CallOk
+
+    match: Any = Match(session.game)
+    n = len(session.events)
+    queue: list[tuple[float, int, Any, float | None]] = [
+        (ev.t, 2 * i, ev, None) for i, ev in enumerate(session.events)
+        if not isinstance(ev, Audio)]
+    queue += [(say.t, 2 * (n + k) + 1, say, ready) for k, (say, ready) in enumerate(heard)]
+    queue.sort(key=lambda e: (e[0], e[1]))
+    rulings: list[dict[str, Any]] = []
+    for _, _, ev, ready in queue:
+        started = time.perf_counter()
+        made = match.apply(ev)
+        engine_s = time.perf_counter() - started
+        for r in made:
+            d = r.to_dict()
+            d["ready"] = ready + engine_s if isinstance(ev, Say) and ready is not None else None
+            call = match.state.call
+            if isinstance(r, CallOk) and call is not None and call.onset is not None:
+                d["onset"] = call.onset
+            rulings.append(d)
+    return rulings
+
+
+def run_worker(name: str, data: Path, splits: list[str], conditions: list[str], limit: int | None,
+               result: Path) -> None:
+    """Run backend ``name`` over the set; write its per-call records to ``result``."""
+    if name == "companion-vosk":
+        reason = backends.vosk_english_missing()
+        if reason:
+            print(f"{name}: skipped: {reason}", file=sys.stderr)
+            sys.exit(UNAVAILABLE)
+    import referee
+
+    started = time.perf_counter()
+    try:
+        backend = backends.make(name)
+    except ImportError as exc:
+        print(f"{name}: not installed here ({exc})", file=sys.stderr)
+        sys.exit(UNAVAILABLE)
+    load_s = time.perf_counter() - started
+    records, timing = [], []
+    for split in splits:
+        truths = {t["session"]: t for t in map(json.loads, (data / split / "truth.jsonl")
+                                                .read_text().splitlines())}
+        for condition in conditions:
+            paths = sorted((data / split / condition).glob("s*.jsonl"))[:limit]
+            for path in paths:
+                rulings, cpu, seconds = replay_session(backend, path)
+                for v in judge_session(truths[path.stem], rulings):
+                    records.append({"split": split, "condition": condition, **v})
+                timing.append({"split": split, "condition": condition, "session": path.stem,
+                               "cpu": cpu, "seconds": seconds})
+            # after each condition, so a run cut short still has what it measured
+            helper_mb = backends.helper_peak_mb(backend)
+            result.write_text(json.dumps({"backend": name, "load_s": load_s,
+                                          "peak_mb": referee.peak_mb() + helper_mb,
+                                          "helper_mb": helper_mb, "records": records,
+                                          "timing": timing}))
+            print(f"{name} {split} {condition}: {len(paths)} sessions", file=sys.stderr,
+                  flush=True)
+
+
+def spawn(name: str, data: Path, splits: list[str], conditions: list[str], limit: int | None,
+          work: Path) -> dict[str, Any]:
+    """One backend's worker process; its results, or ``{"skipped": reason}``."""
+    result = work / f"human-{name}-{'-'.join(splits)}.json"
+    cmd = [sys.executable, str(Path(__file__).resolve()), name, str(data), ",".join(splits),
+           ",".join(conditions), str(limit or 0), str(result)]
+    run = subprocess.run(cmd, capture_output=True, text=True, check=False)
+    if run.returncode == UNAVAILABLE:
+        return {"backend": name, "skipped": run.stderr.strip().splitlines()[-1]}
+    if run.returncode != 0:
+        print(f"the {name} worker failed:\n{run.stderr[-3000:]}", file=sys.stderr)
+        last = (run.stderr.strip().splitlines() or ["no message"])[-1]
+        return {"backend": name, "skipped": f"{name}: failed: {last}"}
+    out: dict[str, Any] = json.loads(result.read_text())
+    return out
+
+
+def merged(parts: list[dict[str, Any]]) -> dict[str, Any]:
+    """One backend's results from its workers (one per split): records and
+    timing joined, the largest peak memory and load time."""
+    skipped = [p for p in parts if "skipped" in p]
+    if skipped:
+        return skipped[0]
+    return {"backend": parts[0]["backend"], "load_s": max(p["load_s"] for p in parts),
+            "peak_mb": max(p["peak_mb"] for p in parts),
+            "helper_mb": max(p.get("helper_mb", 0.0) for p in parts),
+            "records": [r for p in parts for r in p["records"]],
+            "timing": [t for p in parts for t in p["timing"]]}
+
+
+# -- figures ---------------------------------------------------------------------------
+
+
+def _pct(num: int, den: int) -> str:
+    return "n/a" if den == 0 else f"{100 * num / den:.1f}%"
+
+
+def _ms(values: list[float], q: float) -> str:
+    return "n/a" if not values else f"{1000 * float(np.percentile(values, q)):.0f}"
+
+
+COLUMNS = ("sessions", "calls", "accuracy", "false mistakes", "missed mistakes",
+           "wrong no. caught", "no ruling", "onset med ms", "onset p95 ms", "latency med ms",
+           "latency p95 ms", "CPU RTF")
+"""The figures of a row of the human-voice table, in order."""
+
+
+def summarize(records: list[dict[str, Any]], timing: list[dict[str, Any]]) -> dict[str, str]:
+    """The figures of one row (``COLUMNS``)."""
+    n = len(records)
+    reached = [r for r in records if r["reached"]]
+    right_calls = [r for r in reached if r["kind"] in ("right", "gun")]
+    wrong = [r for r in reached if r["kind"] in ("wrong", "oov", "late")]
+    numbers = [r for r in reached if r["kind"] in ("wrong", "oov")]
+    onsets = [r["onset_err"] for r in records if r["onset_err"] is not None]
+    lat = [r["latency"] for r in records if r["latency"] is not None]
+    seconds = sum(t["seconds"] for t in timing)
+    cpu = sum(t["cpu"] for t in timing) / seconds if seconds else math.nan
+    return {
+        "sessions": str(len(timing)), "calls": str(n),
+        "accuracy": _pct(sum(r["verdict"] == "right" for r in records), n),
+        "false mistakes": _pct(sum(r["verdict"] == "false_mistake" for r in right_calls),
+                               len(right_calls)),
+        "missed mistakes": _pct(sum(r["verdict"].startswith("missed") for r in wrong),
+                                len(wrong)),
+        "wrong no. caught": (_pct(sum(r["verdict"] == "right" for r in numbers), len(numbers))
+                             + f" of {len(numbers)}"),
+        "no ruling": _pct(sum(not r["ok"] and not r["mistake"] for r in reached), len(reached)),
+        "onset med ms": _ms(onsets, 50), "onset p95 ms": _ms(onsets, 95),
+        "latency med ms": _ms(lat, 50), "latency p95 ms": _ms(lat, 95),
+        "CPU RTF": f"{cpu:.3f}",
+    }
+
+
+def call_kind(record: dict[str, Any]) -> str:
+    """A judged call's kind for the by-kind table: ``twin`` for a twin
+    racketeer said right, else its truth kind."""
+    if record["kind"] == "right" and record.get("card") == "twin_racketeer":
+        return "twin"
+    return str(record["kind"])
+
+
+def _num(text: str) -> float:
+    head = text.split()[0].rstrip("%")
+    return math.nan if head == "n/a" else float(head)
+
+
+TARGETS: dict[str, str] = {
+    "false mistakes": "<= 0.5% every condition",
+    "accuracy clean": ">= 98%", "accuracy white10": ">= 93%",
+    "accuracy babble10": ">= 85%", "accuracy farfield_babble15": ">= 85%",
+    "wrong no. caught clean": "100% (every wrong number caught)",
+    "onset p95": "<= 60 ms", "latency median": "<= 150 ms", "CPU RTF": "<= 0.1",
+    "peak memory": "<= 150 MB",
+}
+"""Issue 17's targets on the human-voice set (every condition, the default recognizer)."""
+
+ACCURACY_FLOORS = {"clean": 98.0, "white10": 93.0, "babble10": 85.0,
+                   "farfield_babble15": 85.0}
+
+
+def target_rows(res: dict[str, Any], split: str, conditions: list[str]) -> list[list[str]]:
+    """Issue 17's targets beside one backend's figures on one split:
+    figure, target, measured, met or not."""
+    recs = [r for r in res["records"] if r["split"] == split]
+    tims = [t for t in res["timing"] if t["split"] == split]
+
+    def at(condition: str | None) -> dict[str, str]:
+        return summarize([r for r in recs if condition in (None, r["condition"])],
+                         [t for t in tims if condition in (None, t["condition"])])
+
+    per = {c: at(c) for c in conditions}
+    rows: list[list[str]] = []
+
+    def add(what: str, target: str, measured: str, ok: bool) -> None:
+        rows.append([what, target, measured, "met" if ok else "**not met**"])
+
+    fms = {c: _num(per[c]["false mistakes"]) for c in conditions}
+    add("false mistakes", TARGETS["false mistakes"],
+        ", ".join(f"{c} {per[c]['false mistakes']}" for c in conditions),
+        all(v <= 0.5 for v in fms.values()))
+    for c, floor in ACCURACY_FLOORS.items():
+        if c in per:
+            add(f"accuracy, {c}", TARGETS[f"accuracy {c}"], per[c]["accuracy"],
+                _num(per[c]["accuracy"]) >= floor)
+    if "clean" in per:
+        add("wrong numbers caught, clean", TARGETS["wrong no. caught clean"],
+            per["clean"]["wrong no. caught"], _num(per["clean"]["wrong no. caught"]) >= 100)
+    on = {c: _num(per[c]["onset p95 ms"]) for c in conditions}
+    add("onset error p95", TARGETS["onset p95"],
+        ", ".join(f"{c} {per[c]['onset p95 ms']}" for c in conditions),
+        all(v <= 60 for v in on.values()))
+    pooled = at(None)
+    add("ruling latency median", TARGETS["latency median"],
+        f"{pooled['latency med ms']} ms all conditions; worst "
+        + max((f"{per[c]['latency med ms']} ms ({c})" for c in conditions),
+              key=lambda s: _num(s) if not math.isnan(_num(s)) else -1),
+        _num(pooled["latency med ms"]) <= 150)
+    add("real-time factor (CPU)", TARGETS["CPU RTF"],
+        f"{pooled['CPU RTF']} all conditions; worst "
+        + max((f"{per[c]['CPU RTF']} ({c})" for c in conditions), key=_num),
+        _num(pooled["CPU RTF"]) <= 0.1)
+    add("peak memory", TARGETS["peak memory"], f"{res['peak_mb']:.0f} MB",
+        res["peak_mb"] <= 150)
+    return rows
+
+
+def report(results: list[dict[str, Any]], data: Path, splits: list[str],
+           conditions: list[str], limits: dict[str, int | None]) -> str:
+    """The human-voice section: the targets (default recognizer, per split),
+    every figure per backend, split and condition, and peak memory."""
+    from referee import markdown
+
+    parts = [f"Human voices: {data} (splits {', '.join(splits)}; conditions "
+             f"{', '.join(conditions)}).", ""]
+    for res in results:
+        if "skipped" in res:
+            parts += [f"Skipped: {res['skipped']}", ""]
+        elif limits.get(res["backend"]):
+            parts += [f"{res['backend']}: the first {limits[res['backend']]} sessions per "
+                      "split and condition.", ""]
+    default = next((r for r in results if "skipped" not in r), None)
+    if default is not None:
+        for split in splits:
+            parts += [f"Targets (issue 17) for the default recognizer, {default['backend']}, "
+                      f"split {split}:", "",
+                      markdown(["figure", "target", "measured", ""],
+                               target_rows(default, split, conditions)), ""]
+    rows, mem = [], []
+    for res in results:
+        if "skipped" in res:
+            mem.append([res["backend"], "skipped", "", res["skipped"]])
+            continue
+        helper = res.get("helper_mb", 0.0)
+        mem.append([res["backend"], f"{res['peak_mb']:.0f}", f"{res['load_s']:.2f}",
+                    f"{helper:.0f} MB of it in the phone-loop worker" if helper else ""])
+        for condition in conditions:
+            for split in splits:
+                timing = [t for t in res["timing"]
+                          if t["split"] == split and t["condition"] == condition]
+                if not timing:
+                    continue  # a run cut short (``report_kept``) never reached it
+                s = summarize([r for r in res["records"]
+                               if r["split"] == split and r["condition"] == condition], timing)
+                rows.append([res["backend"], condition, split, *(s[c] for c in COLUMNS)])
+    kinds = ("right", "twin", "gun", "wrong", "oov", "late")
+    kind_rows = []
+    for res in results:
+        if "skipped" in res:
+            continue
+        for condition in conditions:
+            recs = [r for r in res["records"] if r["condition"] == condition]
+            if not recs:
+                continue
+            cells = []
+            for k in kinds:
+                sel = [r for r in recs if call_kind(r) == k]
+                cells.append(f"{_pct(sum(r['verdict'] == 'right' for r in sel), len(sel))}"
+                             f" of {len(sel)}")
+            kind_rows.append([res["backend"], condition, *cells])
+    parts += ["Human voices, every figure per backend, condition and split:", "",
+              markdown(["backend", "condition", "split", *COLUMNS], rows), "",
+              "Right verdicts by kind of call (splits pooled; twin: a twin racketeer said "
+              "right; oov: zero, eight or nine):", "",
+              markdown(["backend", "condition", *kinds], kind_rows), "",
+              "Peak memory on human voices (resident, the worker and its helpers) and load time:",
+              "", markdown(["backend", "peak MB", "load s", "note"], mem)]
+    return "\n".join(parts)
+
+
+def section(names: list[str], data: Path, splits: list[str], conditions: list[str] | None,
+            sessions: int | None, peer_sessions: int | None, jobs: int, work: Path) -> str:
+    """Run every backend (the first is the default recognizer; the others,
+    the peers, on at most ``peer_sessions`` sessions per split and
+    condition) over the human-voice set: one worker process per backend and
+    split, ``jobs`` at a time; the report."""
+    conds = conditions or conditions_in(data, splits)
+    limits: dict[str, int | None] = {}
+    for i, name in enumerate(names):
+        caps = [x for x in (sessions, None if i == 0 else peer_sessions) if x]
+        limits[name] = min(caps) if caps else None
+    with ThreadPoolExecutor(max_workers=max(1, jobs)) as ex:
+        futures = {(name, split): ex.submit(spawn, name, data, [split], conds, limits[name],
+                                            work)
+                   for name in names for split in splits}
+        results = [merged([futures[(name, split)].result() for split in splits])
+                   for name in names]
+    return report(results, data, splits, conds, limits)
+
+
+def report_kept(work: Path, data: Path, splits: list[str]) -> str:
+    """The report from the worker results kept in ``work`` (``referee.py
+    --keep``), complete or not: what a run cut short had measured."""
+    parts: dict[str, list[dict[str, Any]]] = {}
+    for path in sorted(work.glob("human-*.json")):
+        res = json.loads(path.read_text())
+        parts.setdefault(res["backend"], []).append(res)
+    results = [merged(p) for p in parts.values()]
+    conds = [c for c in conditions_in(data, splits)
+             if any(r["condition"] == c for res in results for r in res["records"])]
+    return report(results, data, splits, conds, {})
+
+
+if __name__ == "__main__":
+    if sys.argv[1] == "--report":
+        print(report_kept(Path(sys.argv[2]), Path(sys.argv[3]), sys.argv[4].split(",")))
+        sys.exit(0)
+    name_, data_, splits_, conds_, limit_, result_ = sys.argv[1:7]
+    run_worker(name_, Path(data_), splits_.split(","), conds_.split(","),
+               int(limit_) or None, Path(result_))

@@ -1,0 +1,115 @@
+"""The human-voice set's generator and judge agree with the engine.
+
+Reads the raw material of ``../shared/human-calls/raw`` (real FSDD calls,
+real talk and kitchen noise); nothing is downloaded. The far-field room is
+simulated with pyroomacoustics (the ``test`` extra).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+BENCH = Path(__file__).resolve().parent.parent / "bench"
+sys.path.insert(0, str(BENCH))
+
+import human  # noqa: E402
+import humanset  # noqa: E402
+
+from companion.events import Say  # noqa: E402
+from companion.session import load_session  # noqa: E402
+
+RAW = humanset.DEFAULT_RAW
+needs_raw = pytest.mark.skipif(not (RAW / "fsdd").is_dir(),
+                               reason=f"no human-calls raw material in {RAW}")
+
+
+@pytest.fixture(scope="module")
+def small_set(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("humanset")
+    humanset.main(["--out", str(out), "--seed", "3", "--rounds", "4", "--splits", "dev,test",
+                   "--conditions", "clean,babble5,farfield_babble15", "--ready"])
+    return out
+
+
+@needs_raw
+@pytest.mark.slow
+def test_the_set_has_the_layout_score_py_reads(small_set: Path) -> None:
+    assert (small_set / "READY").is_file()
+    for split in ("dev", "test"):
+        truths = [json.loads(x) for x in (small_set / split / "truth.jsonl").read_text()
+                  .splitlines()]
+        assert [t["session"] for t in truths] == [f"s{i:03d}" for i in range(4)]
+        assert {t["variant"] for t in truths} == {"right", "wrong", "oov", "late"}
+        for condition in ("clean", "babble5", "farfield_babble15"):
+            mix = [json.loads(x) for x in (small_set / split / condition / "mix.jsonl")
+                   .read_text().splitlines()]
+            assert len(mix) == 4
+            for t, m in zip(truths, mix, strict=True):
+                session = load_session(small_set / split / condition / f"{t['session']}.jsonl")
+                flips = [e for e in session.events if e.type == "flip"]
+                assert [(f.t, f.player) for f in flips] == [(c["flip_t"], c["player"])
+                                                            for c in t["calls"]]
+                x, rate = humanset.read_wav(small_set / split / condition
+                                            / f"{t['session']}.wav")
+                assert rate == 16000 and len(x) / rate == pytest.approx(m["seconds"], abs=1e-3)
+                if m["snr_db"] is not None:  # the noise really is at its SNR
+                    assert m["speech_active_dbfs"] - m["noise_dbfs"] == pytest.approx(
+                        m["snr_db"], abs=0.05)
+            if condition == "farfield_babble15":
+                far = mix[0]["room"]
+                assert 0.4 <= far["rt60_target"] <= 0.6
+                assert all(0.6 <= d <= 1.0 for d in far["seat_dist"])
+        takes = {int(p.split("_")[2].removesuffix(".wav"))
+                 for t in truths for c in t["calls"] if c.get("take")
+                 for p in c["take"].split("+")}
+        assert takes <= set(humanset.SPLIT_TAKES[split])
+
+
+@needs_raw
+@pytest.mark.slow
+def test_same_seed_same_files(small_set: Path, tmp_path: Path) -> None:
+    humanset.main(["--out", str(tmp_path), "--seed", "3", "--rounds", "2", "--splits", "test",
+                   "--conditions", "babble5,farfield_babble15"])
+    for condition in ("babble5", "farfield_babble15"):
+        for name in ("s001.wav", "s001.jsonl"):
+            a = (tmp_path / "test" / condition / name).read_bytes()
+            b = (small_set / "test" / condition / name).read_bytes()
+            assert hashlib.sha256(a).digest() == hashlib.sha256(b).digest(), (condition, name)
+
+
+@needs_raw
+@pytest.mark.slow
+def test_a_perfect_ear_gets_every_call_right(small_set: Path) -> None:
+    # What each player said, heard exactly at its true onset and end: the
+    # engine's rulings, judged against the truth, must all be right, or the
+    # benchmark would blame the ear for the set's own errors.
+    kinds = set()
+    for split in ("dev", "test"):
+        for line in (small_set / split / "truth.jsonl").read_text().splitlines():
+            truth = json.loads(line)
+            session = load_session(small_set / split / "clean" / f"{truth['session']}.jsonl")
+            heard = [(Say(t=c["onset_t"], text=c["said"], end=c["start_t"] + c["dur"]),
+                      c["start_t"] + c["dur"] + 0.1)
+                     for c in truth["calls"] if c["said"]]
+            verdicts = human.judge_session(truth, human.rule(session, heard))
+            assert [v["verdict"] for v in verdicts] == ["right"] * len(verdicts), truth
+            for v, c in zip(verdicts, truth["calls"], strict=True):
+                kinds.add((v["kind"], c["card"]))
+                if v["kind"] == "right":
+                    assert v["onset_err"] == pytest.approx(0.0, abs=1e-6)
+                    assert v["latency"] == pytest.approx(0.1, abs=0.05)
+    assert {("right", "racketeer"), ("right", "twin_racketeer"), ("gun", "gun"),
+            ("wrong", "racketeer"), ("oov", "racketeer"), ("late", "racketeer")} <= kinds
+
+
+def test_bad_options_are_refused_with_the_option_named(tmp_path: Path,
+                                                       capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exc:
+        humanset.main(["--out", str(tmp_path), "--conditions", "clean,rain"])
+    assert exc.value.code == 2
+    assert "--conditions: unknown condition 'rain'" in capsys.readouterr().err
