@@ -412,8 +412,10 @@ def machine() -> str:
 @click.option("--claims", type=click.IntRange(0, 1000), default=None,
               help="Cheat claims per voice family for the claims section "
                    "(cheat_claims.py); default 4, none with --quick.")
-@click.option("--only", type=click.Choice(["all", "human", "synthetic"]), default="all",
-              show_default=True, help="Which sections to run.")
+@click.option("--only", type=click.Choice(["all", "human", "synthetic", "arrays"]),
+              default="all", show_default=True, help="Which sections to run.")
+@click.option("--array-sessions", type=click.IntRange(1, 1000), default=8, show_default=True,
+              help="Rounds per condition of the microphone-array table (bench/arrays.py).")
 @click.option("--human", "human_data", type=click.Path(file_okay=False, path_type=Path),
               default=None,
               help="The human-voice set (default: ../shared/human-calls/sessions; "
@@ -434,7 +436,8 @@ def machine() -> str:
 def main(quick: bool, n: int, names: str, seed: int, out: Path | None, keep: Path | None,
          claims: int | None, only: str, human_data: Path | None, human_splits: str,
          human_conditions: str | None, human_sessions: int | None, peer_sessions: int,
-         jobs: int, worker: str | None, clips: Path | None, result: Path | None) -> None:
+         jobs: int, array_sessions: int, worker: str | None, clips: Path | None,
+         result: Path | None) -> None:
     """Benchmark the speech referee against its peers: on human voices first,
     then on generated calls."""
     if worker:
@@ -480,6 +483,15 @@ def main(quick: bool, n: int, names: str, seed: int, out: Path | None, keep: Pat
                 results.append(spawn(name, work, work))
                 click.echo(f"{name} done in {time.perf_counter() - t:.0f} s", err=True)
             parts += ["Synthetic voices (espeak-ng, Piper):", "", report(results, n, seed), ""]
+    if only in ("all", "arrays") and not quick:
+        import arrays
+
+        t = time.perf_counter()
+        cells = arrays.run(array_sessions, seed,
+                           progress=lambda line: click.echo(line, err=True))
+        parts += [f"Microphone arrays (simulated room, {array_sessions} rounds per "
+                  f"condition, seed {seed}):", "", arrays.table(cells), ""]
+        click.echo(f"arrays done in {time.perf_counter() - t:.0f} s", err=True)
     claims = (0 if quick else 4) if claims is None else claims
     if claims and only in ("all", "synthetic"):
         import cheat_claims
