@@ -1,7 +1,9 @@
 """Bad input from a phone or a session file: a 4xx or exit 2, naming the field,
 nothing changed (issue 20, item 3). Each case below is one of the issue's
 reproductions; before the fix each was a 500 (an exception), a traceback
-(exit 1), a bare "Aborted!" or a silent exit 0.
+(exit 1), a bare "Aborted!" or a silent exit 0, except a few kept as guards
+that main already refused (a lone surrogate in ``first_player``, a flip's
+``player`` or a ``phone_word``, and a byte-order mark).
 
 Real parts: the Flask app and its CSRF check, the hub, the engines, a SQLite
 log in a temporary folder, the ``companion`` command (click's runner, and one
@@ -70,6 +72,7 @@ def game(options: dict[str, Any] | None = None, players: list[str] | None = None
 
 
 DEEP = "[" * 30_000
+SURROGATE = '"\\ud800"'  # JSON text of a lone surrogate
 WEB_CASES: list[tuple[str, str, str]] = [
     # (route, raw JSON body, field named)
     ("/api/events", '{"type": []}', "type"),
@@ -79,8 +82,9 @@ WEB_CASES: list[tuple[str, str, str]] = [
     ("/api/pin", DEEP, "body"),
     ("/api/press", DEEP, "body"),
     ("/api/settings", DEEP, "body"),
-    ("/api/games", game({"first_player": "\\ud800"}), "options.first_player"),
-    ("/api/games", game({"hesitation": "\\ud800"}), "options.hesitation"),
+    ("/api/games", game({"first_player": "S"}).replace('"S"', SURROGATE), "options.first_player"),
+    ("/api/games", game({"hesitation": "S"}).replace('"S"', SURROGATE), "options.hesitation"),
+    ("/api/events", '{"type": "phone_word", "text": "\\ud800"}', "text"),
     ("/api/events", '{"type": "flip", "player": "\\ud800"}', "player"),
     ("/api/games", game({"composition": {"racketeer": 10**7}}), "options.composition"),
     ("/api/games", game({"composition": {"gun": 10**9}, "virtual_deck": True}),

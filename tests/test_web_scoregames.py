@@ -64,7 +64,7 @@ def refused(reply: Any, status: int, field: str) -> None:
 
 @pytest.mark.parametrize(("game", "options"), [
     ("finger_guns", ["mode", "cards", "hands", "gun_gang", "gun_gang_point_back",
-                     "flipping_fingers", "pick_discards"]),
+                     "flipping_fingers", "pick_discards", "face_down_seed"]),
     ("cheap_shot", ["target_points", "three_hands"]),
     ("rummy_battle", ["rounds"]),
 ])
