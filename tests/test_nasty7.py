@@ -450,7 +450,8 @@ def test_undo_with_nothing_to_undo_is_refused() -> None:
 def test_listen_words_are_the_count_words_and_the_rounds_sound() -> None:
     game = make_game("nasty7", FOUR)
     words = game.listen_words(game.start())
-    assert words == ["one", "two", "three", "four", "five", "six", "seven", "hmmrrr"]
+    assert words == ["zero", "one", "two", "three", "four", "five", "six", "seven", "eight",
+                     "nine", "ten", "eleven", "twelve", "hmmrrr"]
     nasty = make_game("nasty7", FOUR, {"nasty": True})
     match, _ = play([flip(1, "Abby"), say(1.5, "two")], nasty=True)
     assert "quack" in nasty.listen_words(match.state)

@@ -66,6 +66,9 @@ RACKETEERS: dict[str, int] = {
     "racketeer": 1, "twin_racketeer": 2, "phone": 1, "twin_phone": 2, "gun": 1}
 """How many racketeers each card shows: how far it moves the count."""
 TWINS = frozenset({"twin_racketeer", "twin_phone"})
+NUMBER_WORDS = range(0, 13)
+"""The numbers the ear listens for: the count runs 1..7, but any number word
+a player says instead (zero, eight .. twelve) is a wrong number."""
 PHONES = frozenset({"phone", "twin_phone"})
 
 MistakeKind = Literal["wrong_number", "wrong_word", "wrong_sound", "out_of_turn",
@@ -732,10 +735,13 @@ class Nasty7(Game[Nasty7State]):
         return True
 
     def listen_words(self, state: Nasty7State) -> list[str]:
-        """Count words one to seven and the phone sounds that can be heard now
+        """Every number word the lexicon has from zero to twelve (a number
+        outside the count, "eight" or "zero", is a wrong number and must be
+        heard as one, issue 17) and the phone sounds that can be heard now
         (this round's sound, or every offered sound while it is unchosen)."""
         lex = self.lexicon
-        words = [lex.number_word(n) for n in range(1, 8)]
+        words = [lex.number_word(n) for n in NUMBER_WORDS]
+        words = [w for w in words if not w.isdigit()]  # a number the pack cannot say
         if state.sound is not None:
             words.append(state.sound)
         else:
