@@ -117,7 +117,7 @@ class Nasty7Options(Options, frozen=True, kw_only=True):
     right words below it still confirm a call). ``talk_confidence``: game
     words below this (0..1) are not evidence of a mistake at all, not even
     doubt an accusation could rule on: the ear gives table talk around a call
-    ``companion.referee.stream.QUIET_CAP`` (0.1), and on generated table talk
+    ``companion.referee.decision.TALK`` (0.1), and on generated table talk
     such words made a silent gun card unsure and would have let an accuser
     win on someone else's chatter; they may confirm a call, and they keep a
     window from closing as a hesitation, but they are not the call's onset
