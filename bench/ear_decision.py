@@ -42,7 +42,10 @@ DATA = next((p for p in (ROOT / ".." / "shared" / "human-calls" / "sessions",
                          ROOT / ".." / ".." / "shared" / "human-calls" / "sessions")
              if p.is_dir()), ROOT / ".." / "shared" / "human-calls" / "sessions")
 CONDITIONS = ("clean", "white10", "babble10", "farfield_babble15")
-SWEEP = (0.3, 0.4, 0.5, 0.6, 0.7, 0.75, 0.8, 0.85, 0.9, 0.95, 0.99, 1.01)
+SWEEP = (0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 0.95, 0.99, 1.01)
+"""The ``mistake`` thresholds swept (1.01: no mistake by ear at all)."""
+SNR_GATES = (0.0, 20.0, 28.0)
+"""The ``clear_snr_db`` values swept (0: no SNR gate)."""
 _recognizer: Any = None
 
 
@@ -112,14 +115,17 @@ def collect(data: Path, runs: Path, conditions: list[str], jobs: int) -> list[di
 
 
 def curve(rows: list[dict[str, Any]], truth: dict[str, Any], conditions: list[str],
-          points: tuple[float, ...]) -> list[tuple[float, str, int, int, int, int, int]]:
+          points: tuple[float, ...], snr: float | None = None,
+          ) -> list[tuple[float, str, int, int, int, int, int]]:
     """Per point and condition: (threshold, condition, correct calls, false
-    mistakes, wrong calls, caught, right)."""
+    mistakes, wrong calls, caught, right); ``snr``: the ``clear_snr_db``
+    (None: the default's)."""
     from companion.referee.decision import DEFAULT, decide
 
     out = []
     for point in points:
-        th = replace(DEFAULT, mistake=point, mistake_silent=point)
+        th = replace(DEFAULT, mistake=point, mistake_silent=point,
+                     clear_snr_db=DEFAULT.clear_snr_db if snr is None else snr)
         for cond in conditions:
             n_right = fm = n_wrong = caught = right = 0
             for sess, t in truth.items():
@@ -153,13 +159,20 @@ def main() -> None:
     rows = collect(a.data, a.runs, conditions, a.jobs)
     lines = (a.data / "dev" / "truth.jsonl").read_text().splitlines()
     truth = {t["session"]: t for t in map(json.loads, lines)}
-    print("| mistake threshold | condition | correct calls | false mistakes % | wrong calls "
-          "| caught % | ruled right % |")
-    print("|---|---|---|---|---|---|---|")
-    for point, cond, n_right, fm, n_wrong, caught, right in curve(rows, truth, conditions, SWEEP):
-        print(f"| {point:.2f} | {cond} | {n_right} | {100 * fm / max(n_right, 1):.1f} "
-              f"| {n_wrong} | {100 * caught / max(n_wrong, 1):.1f} "
-              f"| {100 * right / max(n_right, 1):.1f} |")
+    from companion.referee.decision import DEFAULT
+
+    print(f"Operating point: mistake {DEFAULT.mistake}, clear_snr_db {DEFAULT.clear_snr_db}, "
+          f"caller_db {DEFAULT.caller_db}\n")
+    print("| clear SNR gate dB | mistake threshold | condition | correct calls "
+          "| false mistakes | wrong calls | caught | decided right |")
+    print("|---|---|---|---|---|---|---|---|")
+    for snr in SNR_GATES:
+        for point, cond, n_right, fm, n_wrong, caught, right in curve(rows, truth, conditions,
+                                                                      SWEEP, snr):
+            print(f"| {snr:.0f} | {point:.2f} | {cond} | {n_right} "
+                  f"| {fm} ({100 * fm / max(n_right, 1):.1f} %) "
+                  f"| {n_wrong} | {caught} ({100 * caught / max(n_wrong, 1):.0f} %) "
+                  f"| {100 * right / max(n_right, 1):.0f} % |")
     sys.stdout.flush()
 
 

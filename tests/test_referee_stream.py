@@ -16,9 +16,9 @@ from companion.audio.synth import Synth, VoiceSpec
 from companion.errors import RecognizerError
 from companion.referee import stream
 from companion.referee.clock import SampleClock
+from companion.referee.decision import TALK
 from companion.referee.recognizer import Recognizer, Spellings, Word
 from companion.referee.sphinx_backend import SphinxRecognizer
-from companion.referee.decision import TALK
 from companion.referee.stream import PHANTOM, CallLevels, Heard, Listener, foreground
 from companion.referee.vad import Segment, Segmenter
 from companion.voice.pack import load_pack

@@ -78,7 +78,7 @@ class Thresholds:
 
     mistake: float = 0.6
     mistake_silent: float = 0.6
-    clear_snr_db: float = 20.0
+    clear_snr_db: float = 28.0
     caller_db: float = 3.0
     quiet_db: float = 12.0
     talk_words: int = 3
