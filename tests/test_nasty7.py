@@ -479,3 +479,15 @@ def test_losing_hearing_mid_call_leaves_it_unheard() -> None:
                            {"t": 9.0, "type": "tick"}])
     assert rulings == []
     assert match.state.call is not None and match.state.call.status == "unsure"
+
+
+def test_talk_from_before_the_flip_running_into_the_window_is_no_hesitation() -> None:
+    """At a talking table the ear may hear the talk and the call as one
+    utterance that began before the flip: the call may be inside it, so
+    the window closes unsure, never as a hesitation."""
+    talk = {"t": 0.8, "type": "say", "text": "", "confidence": 0.0, "end": 2.5}
+    match, rulings = play([talk, flip(1.0, "Abby"), flip(4.5, "Beth")])
+    assert not [r for r in rulings if r["type"] == "mistake"]
+    assert match.state.call is not None
+    _, rulings = play([{**talk, "end": 0.95}, flip(1.0, "Abby"), flip(4.5, "Beth")])
+    assert kinds(rulings)[0] == ("mistake", "Abby", "hesitation")

@@ -37,7 +37,7 @@ onset of the call, not of other players' chatter). After talk alone, a
 call's window stays open ``hesitation`` past the talk: a sure call that
 then starts after the limit is a hesitation, and a window that closes on
 talk alone is unsure (the call may have been lost in the talk), never a
-hesitation.
+hesitation; so is a window that speech from before the flip ran into.
 
 A call's window runs from its flip to the next flip by the right player:
 a call missing when the next card is flipped is ruled a hesitation.
@@ -258,7 +258,8 @@ class Nasty7State(msgspec.Struct, frozen=True, kw_only=True):
     """The whole table: stacks (index 0 is the top card), the pile, whose
     turn it is, the count and the call in progress. ``last``: the last
     number counted this round (0 before the first card); ``direction``:
-    +1 counting up, -1 counting down."""
+    +1 counting up, -1 counting down. ``speech_end``: the end of the last
+    speech heard (seconds on the table clock; None before any)."""
 
     t: float = 0.0
     stacks: tuple[tuple[StackCard, ...], ...]
@@ -273,6 +274,7 @@ class Nasty7State(msgspec.Struct, frozen=True, kw_only=True):
     call: Call | None = None
     winner: int | None = None
     hearing: bool = True
+    speech_end: float | None = None
 
 
 # --- pure helpers -------------------------------------------------------------
@@ -484,8 +486,12 @@ class Nasty7(Game[Nasty7State]):
                 expected = self._tokens(state.sound) * RACKETEERS[card]
         else:
             expected = tuple(f"#{n}" for n in numbers)
+        # Speech heard from before the flip and running into it: the call may be
+        # inside it, so its window is treated as one that began with talk.
+        running = state.speech_end if (state.speech_end or 0.0) > event.t else None
         call = Call(player=p, card=card, flip_t=event.t, count=last, expected=expected,
-                    opening=opening, choose_sound=choose, last_card=not state.stacks[p])
+                    opening=opening, choose_sound=choose, last_card=not state.stacks[p],
+                    talk_end=running)
         skip = 2 if card in TWINS else 1
         state = msgspec.structs.replace(state, last=last, direction=direction, call=call,
                                         turn=(p + skip) % len(self.players))
@@ -494,8 +500,14 @@ class Nasty7(Game[Nasty7State]):
         return state
 
     def _say(self, state: Nasty7State, event: Say, rulings: list[Ruling]) -> Nasty7State:
+        if state.hearing:
+            heard_to = event.end if event.end is not None else event.t
+            state = msgspec.structs.replace(
+                state, speech_end=max(heard_to, state.speech_end or heard_to))
         call = state.call
-        if call is None or event.t < call.flip_t or not state.hearing:
+        if call is None or not state.hearing:
+            return state
+        if event.t < call.flip_t:
             return state
         words = spoken_words(event.text)
         strong = event.confidence >= self.options.min_confidence
