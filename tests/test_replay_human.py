@@ -42,9 +42,9 @@ def replay(condition: str, session: str) -> list[dict[str, Any]]:
 
 
 def test_a_clean_round_of_right_calls_is_all_call_ok() -> None:
-    t = truth("s000")
+    t = truth("s004")
     assert all(c["kind"] == "right" for c in t["calls"])
-    rulings = replay("clean", "s000")
+    rulings = replay("clean", "s004")
     assert not [r for r in rulings if r["type"] == "mistake"]
     ok = [(r["player"], r["count"]) for r in rulings if r["type"] == "call_ok"]
     assert ok == [(c["player"], c["count"]) for c in t["calls"]]
