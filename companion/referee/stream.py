@@ -120,8 +120,9 @@ RISE_DB = 9.0
 above the median level of the ``RISE_WINDOW_S`` before it, if that comes
 after the VAD's onset: at a talking table the VAD opens the utterance on
 the talk (STUDY.md of the human-voice set: a rise of 9-12 dB over the last
-1.5 s finds the caller). Chosen on the human development set; see
-bench/RESULTS.md. 0 switches it off."""
+1.5 s finds the caller). Taken from that study and kept after measuring
+the onsets on the human development set (bench/RESULTS.md). 0 switches it
+off."""
 
 RISE_WINDOW_S = 1.5
 """Seconds of level history the onset rise (``RISE_DB``) is measured over."""
