@@ -50,16 +50,20 @@ def test_a_clean_round_of_right_calls_is_all_call_ok() -> None:
     assert ok == [(c["player"], c["count"]) for c in t["calls"]]
 
 
-def test_an_out_of_range_number_ends_a_clean_round_as_a_wrong_number() -> None:
+def test_an_out_of_range_number_in_a_clean_round_is_never_ruled_right() -> None:
     """The round's last call is "nine" where a six was due: a number outside
-    the count, heard only because every number word is in the grammar."""
+    the count, heard only because every number word is in the grammar. It is
+    never confirmed as the six; it is ruled a wrong number only when the
+    recognizer is as sure as the decision asks (on the larger human set the
+    recognizer's confidence barely separates right from wrong calls, so
+    mostly it is left unsure and an accusation rules on it)."""
     t = truth("s010")
     last = t["calls"][-1]
     assert (last["kind"], last["said"]) == ("oov", "nine")
     rulings = replay("clean", "s010")
-    mistakes = [r for r in rulings if r["type"] == "mistake"]
-    assert [(m["player"], m["kind"]) for m in mistakes] == [(last["player"], "wrong_number")]
-    assert mistakes[0]["t"] >= last["flip_t"]
+    mistakes = [(m["player"], m["kind"]) for m in rulings if m["type"] == "mistake"]
+    assert set(mistakes) <= {(last["player"], "wrong_number")}
+    assert not [r for r in rulings if r["type"] == "call_ok" and r["t"] >= last["flip_t"]]
 
 
 @pytest.mark.parametrize("session", ["s000", "s004"])

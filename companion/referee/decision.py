@@ -76,8 +76,8 @@ class Thresholds:
     call has one or two). ``max_words``: a mistake needs at most this many
     kept words (a one-word call heard as one word)."""
 
-    mistake: float = 0.6
-    mistake_silent: float = 0.6
+    mistake: float = 0.99
+    mistake_silent: float = 0.99
     clear_snr_db: float = 28.0
     caller_db: float = 3.0
     quiet_db: float = 12.0
