@@ -673,6 +673,11 @@ class LiveTable:
         if words and (words, items, early) != self._vocabulary:
             self._vocabulary = (words, items, early)
             listener.set_vocabulary(list(words), items, early=early)
+        set_expected = getattr(listener, "set_expected", None)
+        if set_expected is not None:  # the call owed, for the ear's decision
+            from companion.referee.judge import owed
+
+            set_expected(owed(table.match))
 
     def _announce(self, text: str, *, notice: bool = True) -> None:
         """Say and print ``text``; a ``notice`` (device news, an ignored

@@ -452,7 +452,8 @@ def test_undo_with_nothing_to_undo_is_refused() -> None:
 def test_listen_words_are_the_count_words_and_the_rounds_sound() -> None:
     game = make_game("nasty7", FOUR)
     words = game.listen_words(game.start())
-    assert words == ["one", "two", "three", "four", "five", "six", "seven", "hmmrrr"]
+    assert words == ["zero", "one", "two", "three", "four", "five", "six", "seven", "eight",
+                     "nine", "ten", "eleven", "twelve", "hmmrrr"]
     nasty = make_game("nasty7", FOUR, {"nasty": True})
     match, _ = play([flip(1, "Abby"), say(1.5, "two")], nasty=True)
     assert "quack" in nasty.listen_words(match.state)
@@ -480,3 +481,15 @@ def test_losing_hearing_mid_call_leaves_it_unheard() -> None:
                            {"t": 9.0, "type": "tick"}])
     assert rulings == []
     assert match.state.call is not None and match.state.call.status == "unsure"
+
+
+def test_talk_from_before_the_flip_running_into_the_window_is_no_hesitation() -> None:
+    """At a talking table the ear may hear the talk and the call as one
+    utterance that began before the flip: the call may be inside it, so
+    the window closes unsure, never as a hesitation."""
+    talk = {"t": 0.8, "type": "say", "text": "", "confidence": 0.0, "end": 2.5}
+    match, rulings = play([talk, flip(1.0, "Abby"), flip(4.5, "Beth")])
+    assert not [r for r in rulings if r["type"] == "mistake"]
+    assert match.state.call is not None
+    _, rulings = play([{**talk, "end": 0.95}, flip(1.0, "Abby"), flip(4.5, "Beth")])
+    assert kinds(rulings)[0] == ("mistake", "Abby", "hesitation")

@@ -16,9 +16,10 @@ from companion.audio.synth import Synth, VoiceSpec
 from companion.errors import RecognizerError
 from companion.referee import stream
 from companion.referee.clock import SampleClock
+from companion.referee.decision import TALK
 from companion.referee.recognizer import Recognizer, Spellings, Word
 from companion.referee.sphinx_backend import SphinxRecognizer
-from companion.referee.stream import PHANTOM, QUIET_CAP, CallLevels, Heard, Listener, foreground
+from companion.referee.stream import PHANTOM, CallLevels, Heard, Listener, foreground
 from companion.referee.vad import Segment, Segmenter
 from companion.voice.pack import load_pack
 
@@ -294,7 +295,7 @@ def test_a_call_inside_table_talk_is_heard_at_its_own_onset(
 def test_call_levels_outlive_a_listener(sy: Synth, sphinx: SphinxRecognizer) -> None:
     """A table's ``CallLevels`` go from one stream to the next: after a sure
     call at -26 dBFS, a call 20 dB quieter on a new stream is table talk
-    (capped at ``QUIET_CAP``); a new stream with new levels has no reference
+    (capped at ``TALK``); a new stream with new levels has no reference
     and takes the same quiet call as it is."""
     levels = CallLevels()
     loud = synth.add_floor(synth.call_after_silence(sy.utterance("four", PIPER, level_dbfs=-26.0),
@@ -311,9 +312,9 @@ def test_call_levels_outlive_a_listener(sy: Synth, sphinx: SphinxRecognizer) -> 
     assert [h.text for h in first] == ["four"] and first[0].confidence >= 0.5
     assert len(levels) == 1 and levels.reference() == pytest.approx(-26.0, abs=3.0)
     capped = hear(quiet, levels)
-    assert [h.text for h in capped] == ["four"] and capped[0].confidence <= QUIET_CAP
+    assert [h.text for h in capped] == ["four"] and capped[0].confidence <= TALK
     fresh = hear(quiet, None)
-    assert [h.text for h in fresh] == ["four"] and fresh[0].confidence > QUIET_CAP
+    assert [h.text for h in fresh] == ["four"] and fresh[0].confidence > TALK
 
 
 # -- the early endpoint ---------------------------------------------------------------

@@ -37,7 +37,7 @@ onset of the call, not of other players' chatter). After talk alone, a
 call's window stays open ``hesitation`` past the talk: a sure call that
 then starts after the limit is a hesitation, and a window that closes on
 talk alone is unsure (the call may have been lost in the talk), never a
-hesitation.
+hesitation; so is a window that speech from before the flip ran into.
 
 A call's window runs from its flip to the next flip by the right player:
 a call missing when the next card is flipped is ruled a hesitation.
@@ -75,6 +75,9 @@ RACKETEERS: dict[str, int] = {
     "racketeer": 1, "twin_racketeer": 2, "phone": 1, "twin_phone": 2, "gun": 1}
 """How many racketeers each card shows: how far it moves the count."""
 TWINS = frozenset({"twin_racketeer", "twin_phone"})
+NUMBER_WORDS = range(0, 13)
+"""The numbers the ear listens for: the count runs 1..7, but any number word
+a player says instead (zero, eight .. twelve) is a wrong number."""
 PHONES = frozenset({"phone", "twin_phone"})
 
 MistakeKind = Literal["wrong_number", "wrong_word", "wrong_sound", "out_of_turn",
@@ -136,7 +139,7 @@ class Nasty7Options(Options, frozen=True, kw_only=True):
     right words below it still confirm a call). ``talk_confidence``: game
     words below this (0..1) are not evidence of a mistake at all, not even
     doubt an accusation could rule on: the ear gives table talk around a call
-    ``companion.referee.stream.QUIET_CAP`` (0.1), and on generated table talk
+    ``companion.referee.decision.TALK`` (0.1), and on generated table talk
     such words made a silent gun card unsure and would have let an accuser
     win on someone else's chatter; they may confirm a call, and they keep a
     window from closing as a hesitation, but they are not the call's onset
@@ -310,7 +313,8 @@ class Nasty7State(msgspec.Struct, frozen=True, kw_only=True):
     """The whole table: stacks (index 0 is the top card), the pile, whose
     turn it is, the count and the call in progress. ``last``: the last
     number counted this round (0 before the first card); ``direction``:
-    +1 counting up, -1 counting down."""
+    +1 counting up, -1 counting down. ``speech_end``: the end of the last
+    speech heard (seconds on the table clock; None before any)."""
 
     t: float = 0.0
     stacks: tuple[tuple[StackCard, ...], ...]
@@ -325,6 +329,7 @@ class Nasty7State(msgspec.Struct, frozen=True, kw_only=True):
     call: Call | None = None
     winner: int | None = None
     hearing: bool = True
+    speech_end: float | None = None
 
 
 # --- pure helpers -------------------------------------------------------------
@@ -560,8 +565,12 @@ class Nasty7(Game[Nasty7State]):
                 expected = self._tokens(state.sound) * RACKETEERS[card]
         else:
             expected = tuple(f"#{n}" for n in numbers)
+        # Speech heard from before the flip and running into it: the call may be
+        # inside it, so its window is treated as one that began with talk.
+        running = state.speech_end if (state.speech_end or 0.0) > event.t else None
         call = Call(player=p, card=card, flip_t=event.t, count=last, expected=expected,
-                    opening=opening, choose_sound=choose, last_card=not state.stacks[p])
+                    opening=opening, choose_sound=choose, last_card=not state.stacks[p],
+                    talk_end=running)
         skip = 2 if card in TWINS else 1
         state = msgspec.structs.replace(state, last=last, direction=direction, call=call,
                                         turn=(p + skip) % len(self.players))
@@ -570,8 +579,14 @@ class Nasty7(Game[Nasty7State]):
         return state
 
     def _say(self, state: Nasty7State, event: Say, rulings: list[Ruling]) -> Nasty7State:
+        if state.hearing:
+            heard_to = event.end if event.end is not None else event.t
+            state = msgspec.structs.replace(
+                state, speech_end=max(heard_to, state.speech_end or heard_to))
         call = state.call
-        if call is None or event.t < call.flip_t or not state.hearing:
+        if call is None or not state.hearing:
+            return state
+        if event.t < call.flip_t:
             return state
         if event.seat is not None and event.seat != self.players[call.player]:
             return self._other_seat(state, event)
@@ -1126,10 +1141,13 @@ class Nasty7(Game[Nasty7State]):
         return True
 
     def listen_words(self, state: Nasty7State) -> list[str]:
-        """Count words one to seven and the phone sounds that can be heard now
+        """Every number word the lexicon has from zero to twelve (a number
+        outside the count, "eight" or "zero", is a wrong number and must be
+        heard as one, issue 17) and the phone sounds that can be heard now
         (this round's sound, or every offered sound while it is unchosen)."""
         lex = self.lexicon
-        words = [lex.number_word(n) for n in range(1, 8)]
+        words = [lex.number_word(n) for n in NUMBER_WORDS]
+        words = [w for w in words if not w.isdigit()]  # a number the pack cannot say
         if state.sound is not None:
             words.append(state.sound)
         else:

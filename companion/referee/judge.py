@@ -34,6 +34,7 @@ import numpy.typing as npt
 from companion.errors import EventError, RecognizerError
 from companion.events import Audio, Event, Say
 from companion.games.base import Match
+from companion.referee.decision import DEFAULT, Evidence, Thresholds, Verdict
 from companion.referee.recognizer import Recognizer, open_recognizer
 from companion.referee.steered import SteeredEar
 from companion.referee.stream import Heard, Listener
@@ -48,10 +49,14 @@ CHUNK_S = 0.03
 @dataclass(frozen=True)
 class EarSettings:
     """Settings of the judge's ear. ``vad``: the segmenter's (onset and
-    end of utterances). ``chunk``: seconds per block fed [0.03]."""
+    end of utterances). ``chunk``: seconds per block fed [0.03].
+    ``thresholds``: the decision's. ``trace``: gets every utterance's
+    ``(Evidence, Verdict)`` (the benchmark's), or None."""
 
     vad: VadSettings = field(default_factory=VadSettings)
     chunk: float = CHUNK_S
+    thresholds: Thresholds = DEFAULT
+    trace: list[tuple[Evidence, Verdict]] | None = None
 
 
 MAX_CHANNELS = 32
@@ -111,6 +116,19 @@ def set_grammar(listener: Listener, match: Match[Any]) -> None:
     listener.set_vocabulary(match.game.listen_words(match.state),
                             match.game.utterance_items(match.state),
                             early=match.game.early_endpoint(match.state))
+    listener.set_expected(owed(match))
+
+
+def owed(match: Match[Any]) -> list[str] | None:
+    """The call owed now, for the decision: The Nasty 7's pending call
+    (empty for a silent card), None for games that do not say, or when no
+    call is pending (nothing to judge against)."""
+    expected = getattr(match.game, "expected_call", None)
+    state = match.state
+    call = getattr(state, "call", None)
+    if expected is None or call is None or getattr(call, "status", None) != "pending":
+        return None
+    return list(expected(state))
 
 
 def hear_recording(recognizer: Recognizer, pcm: npt.NDArray[np.int16], rate: int, *,
@@ -124,7 +142,7 @@ def hear_recording(recognizer: Recognizer, pcm: npt.NDArray[np.int16], rate: int
     expected speaker after each event and gives each say its seat."""
     s = settings or EarSettings()
     sim = match.copy()
-    listener = Listener(recognizer, rate, vad=s.vad)
+    listener = Listener(recognizer, rate, vad=s.vad, thresholds=s.thresholds, trace=s.trace)
     set_grammar(listener, sim)
     chunk = max(1, round(s.chunk * rate))
     says: list[Say] = []
@@ -139,6 +157,7 @@ def hear_recording(recognizer: Recognizer, pcm: npt.NDArray[np.int16], rate: int
             says.append(say)
             with contextlib.suppress(EventError):  # the copy only steers the grammar
                 sim.apply(say)
+            listener.set_expected(owed(sim))
 
     def feed(n: int) -> None:
         nonlocal pos

@@ -17,9 +17,12 @@ of each utterance (``foreground``: the caller is the loud voice, talk runs on
 around the call) with the vocabulary that was in force when it began; a word
 after the first that starts in the trailing silence or is far from sure is
 dropped (``TRAILING_S``, ``PHANTOM``), so are words far quieter than the
-loudest of their utterance, and a whole utterance far quieter than the recent
-sure calls (``CallLevels``) is weak (``QUIET_DB``). A new vocabulary waits
-for an utterance boundary: it is never switched inside an utterance.
+loudest of their utterance. What is left, with the levels against the recent
+sure calls (``CallLevels``) and the call owed (``set_expected``), goes to the
+ear's one decision (``companion.referee.decision``: right, mistake, unsure or
+talk), which sets the confidence the engine gets. A new vocabulary (and a
+new call owed) waits for an utterance boundary: it is never switched inside
+an utterance.
 """
 
 from __future__ import annotations
@@ -35,19 +38,17 @@ import soxr
 
 from companion.events import Say
 from companion.referee.clock import SampleClock
+from companion.referee.decision import (
+    DEFAULT,
+    Evidence,
+    Outcome,
+    Thresholds,
+    Verdict,
+    decide,
+    expected_of,
+)
 from companion.referee.recognizer import Recognizer, Word
 from companion.referee.vad import Segment, Segmenter, VadSettings
-
-QUIET_DB = 12.0
-"""A word more than this many dB below the loudest word of its utterance is
-someone else talking near the call (table talk) and is dropped; an utterance
-whose loudest word is this far below the median of the last sure calls is
-table talk, its words capped at ``QUIET_CAP``."""
-
-QUIET_CAP = 0.1
-"""The confidence given to words of an utterance much quieter than the calls,
-or of one with ``TALK_WORDS`` game words or more (the Nasty 7 engine's
-``talk_confidence`` takes words below 0.15 as table talk)."""
 
 FOREGROUND_DB = 18.0
 """Only the loud part of an utterance is decoded: from the first to the last
@@ -71,14 +72,6 @@ LEAD_S = 0.15
 TAIL_S = 0.4
 """Seconds kept after the loud part: the final s of "six" and the silence the
 decoder needs to close its last word."""
-
-TALK_WORDS = 3
-"""A call has one or two game words (a twin card's); an utterance decoded
-into three or more is table talk. Counted as decoded, before the level drop
-(``QUIET_DB``), but without the words wholly in the margins around the loud
-part (``foreground``), which are talk: counted after the drop, a phrase of
-talk said at a caller's level ("pass me the salt") came out as two sure game
-words in 11 of 32 voices against 1 (measured)."""
 
 EARLY_S = 0.08
 """The early endpoint: after this many seconds of quiet (``Segmenter.quiet``:
@@ -115,12 +108,29 @@ yet: a click or a breath is not decoded early."""
 EARLY_MAX_S = 1.5
 """Speech longer than this (seconds) is not decoded early: a call lasts about
 one second ("hmm, hmm" up to 1.3); longer speech is table talk, whose words
-only count when all of it is heard (``TALK_WORDS``)."""
+only count when all of it is heard (``Thresholds.talk_words``)."""
 
 EARLY_DB = 6.0
 """Speech whose loudest 50 ms is more than this many dB below the recent sure
 calls (``CallLevels``) is not decoded early: the callers are the loud voices,
 and quieter speech is talk whose decode would be wasted."""
+
+RISE_DB = 9.0
+"""The caller's onset is the first 10 ms frame (and the next) this many dB
+above the median level of the ``RISE_WINDOW_S`` before it, if that comes
+after the VAD's onset: at a talking table the VAD opens the utterance on
+the talk (STUDY.md of the human-voice set: a rise of 9-12 dB over the last
+1.5 s finds the caller). Taken from that study and kept after measuring
+the onsets on the human development set (bench/RESULTS.md). 0 switches it
+off."""
+
+RISE_WINDOW_S = 1.5
+"""Seconds of level history the onset rise (``RISE_DB``) is measured over."""
+
+RISE_SLACK_S = 0.1
+"""The onset rise is looked for up to this many seconds after the start of
+the first word the decoder kept (its start is a little early or late; later
+rises are inside the word, the k of "six")."""
 
 STRONG = 0.5
 """A sure call, whose loudness joins the reference (the engines' default
@@ -145,13 +155,16 @@ class Heard:
 
     ``onset``: seconds, the start of speech (from the VAD). ``end``: seconds,
     the end of the last voiced frame. ``words``: the game words the
-    recognizer found (may be empty: speech with no game word, or rejected).
-    ``forced``: cut by a length limit or a gap, not by silence."""
+    recognizer found (may be empty: speech with no game word, or rejected),
+    their confidences set by the decision (``companion.referee.decision``).
+    ``forced``: cut by a length limit or a gap, not by silence. ``outcome``:
+    the decision's verdict."""
 
     onset: float
     end: float
     words: tuple[Word, ...]
     forced: bool = False
+    outcome: Outcome | None = None
 
     @property
     def text(self) -> str:
@@ -178,11 +191,14 @@ class Listener:
     ``device_rate``: the rate of the PCM given to ``feed`` (Hz). ``vad``:
     segmenter settings. ``clock``: a ``SampleClock`` at ``device_rate``
     (default: a new one). ``levels``: the table's ``CallLevels`` (default: a
-    new one)."""
+    new one). ``thresholds``: the decision's (``decision.DEFAULT``).
+    ``trace``: a list that gets ``(Evidence, Verdict)`` of every decided
+    utterance (for the benchmark), or None."""
 
     def __init__(self, recognizer: Recognizer, device_rate: int, *,
                  vad: VadSettings | None = None, clock: SampleClock | None = None,
-                 levels: CallLevels | None = None) -> None:
+                 levels: CallLevels | None = None, thresholds: Thresholds = DEFAULT,
+                 trace: list[tuple[Evidence, Verdict]] | None = None) -> None:
         self.recognizer = recognizer
         self.device_rate = int(device_rate)
         self.rate = recognizer.sample_rate
@@ -196,6 +212,10 @@ class Listener:
         self._early_on = False
         self.levels = levels if levels is not None else CallLevels()
         self._tried = -1  # the onset of the utterance last decoded early
+        self.thresholds = thresholds
+        self.trace = trace
+        self._expected: tuple[str, ...] | None = None
+        self._pending_expected: tuple[tuple[str, ...] | None] | None = None
 
     def _new_resampler(self) -> soxr.ResampleStream | None:
         if self.device_rate == self.rate:
@@ -215,7 +235,17 @@ class Listener:
         self._pending_vocab = (tuple(words), items, early)
         self._apply_vocab()
 
+    def set_expected(self, words: Sequence[str] | None) -> None:
+        """The call owed now (game words; empty: silence is owed; None:
+        unknown), what the decision judges the next utterances against;
+        like the vocabulary, it waits for an utterance boundary."""
+        self._pending_expected = (expected_of(words),)
+        self._apply_vocab()
+
     def _apply_vocab(self) -> None:
+        if self._pending_expected is not None and not self.segmenter.in_speech:
+            self._expected = self._pending_expected[0]
+            self._pending_expected = None
         if self._pending_vocab is not None and not self.segmenter.in_speech:
             words, items, early = self._pending_vocab
             self.recognizer.set_vocabulary(words, items)
@@ -329,19 +359,36 @@ class Listener:
         word_db = [_level_db(pcm, w, self.rate) for w in kept]
         loud = max(word_db, default=-120.0)
         # The caller is the loud voice: words of quieter talk around the call go.
-        heard = [w for w, lv in zip(kept, word_db, strict=True) if lv >= loud - QUIET_DB]
+        quiet = loud - self.thresholds.quiet_db
+        heard = [w for w, lv in zip(kept, word_db, strict=True) if lv >= quiet]
         if heard and kept and (cropped or heard[0] is not kept[0]):
             onset = max(onset, base + heard[0].start)  # the call began after the talk
-        reference = self.levels.reference()
-        talk = len(words) >= TALK_WORDS  # as decoded (margins aside), before any drop
-        if talk or (reference is not None and loud < reference - QUIET_DB):
-            heard = [Word(w.text, w.start, w.end, min(w.confidence, QUIET_CAP)) for w in heard]
-        placed = tuple(w.shifted(base) for w in heard)
-        result = Heard(onset=onset, end=end, words=placed, forced=seg.forced)
-        if early and not (placed and result.confidence >= STRONG
-                          and heard[-1].end <= real / self.rate - EARLY_GAP_S):
+        if RISE_DB > 0 and heard:
+            # The onset of the caller: the last rise above the level before it
+            # (talk opens an utterance early) up to just after the first word's start.
+            near = seg.start + first + round((heard[0].start + RISE_SLACK_S) * self.rate)
+            at = self.segmenter.rise(seg.onset, near, RISE_DB, RISE_WINDOW_S)
+            if at is not None:
+                onset = max(onset, self.time_of(at))
+        evidence = Evidence(words=tuple(heard), decoded=tuple(words), loud_db=loud,
+                            reference_db=self.levels.reference(),
+                            floor_dbfs=self.segmenter.floor_dbfs, expected=self._expected,
+                            onset=onset)
+        verdict = decide(evidence, self.thresholds)
+        if self.trace is not None and not early:
+            self.trace.append((evidence, verdict))
+        own = self._expected is None and verdict.outcome != "talk"  # nothing to judge by
+        placed = tuple(Word(w.text, w.start + base, w.end + base,
+                            w.confidence if own else verdict.confidence) for w in heard)
+        result = Heard(onset=onset, end=end, words=placed, forced=seg.forced,
+                       outcome=verdict.outcome)
+        sure = verdict.outcome in ("right", "mistake") and min(
+            (w.confidence for w in heard), default=0.0) >= STRONG
+        if early and not (sure and heard[-1].end <= real / self.rate - EARLY_GAP_S):
             return None
-        if placed and result.confidence >= STRONG:
+        if early and self.trace is not None:
+            self.trace.append((evidence, verdict))
+        if sure:
             self.levels.add(loud)
         return result
 
@@ -371,7 +418,7 @@ def foreground(seg: Segment, rate: int) -> tuple[int, int, int, int]:
 
 class CallLevels:
     """The loudness (dBFS) of the last ``size`` sure calls, the reference for
-    telling the caller from table talk (``QUIET_DB``). One table keeps one
+    telling the caller from table talk (``Thresholds.quiet_db``). One table keeps one
     for the whole game; a ``Listener`` made anew (a new microphone stream)
     can take over the old one's."""
 

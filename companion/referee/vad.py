@@ -88,6 +88,7 @@ class Segmenter:
         keep = round(s.pre_roll * rate) + s.start_window * self.frame
         self._history: deque[Pcm] = deque(maxlen=max(1, keep // self.frame + 1))
         self._energies: deque[float] = deque(maxlen=200)  # frame energies, last 2 s
+        self._levels: deque[tuple[int, float]] = deque(maxlen=400)  # (index, energy), 4 s
         self._pending = np.zeros(0, dtype=np.int16)
         self._next = 0  # stream index of _pending[0]
         self._flags: deque[bool] = deque(maxlen=s.start_window)
@@ -99,6 +100,12 @@ class Segmenter:
     def in_speech(self) -> bool:
         """True while an utterance is open."""
         return self._speech is not None
+
+    @property
+    def floor_dbfs(self) -> float:
+        """The noise floor: the 10th percentile of the last 2 s of 10 ms
+        frame energies, dB relative to int16 full scale (RMS)."""
+        return 10 * float(np.log10(self._floor / 32768.0 ** 2 + 1e-12))
 
     @property
     def position(self) -> int:
@@ -126,6 +133,43 @@ class Segmenter:
             if seg is not None:
                 out.append(seg)
         return out
+
+    def rise(self, lo: int, hi: int, rise_db: float, window: float) -> int | None:
+        """The stream index of the last 10 ms frame in ``lo..hi`` (stream
+        indices) where the energy rises: it and the next frame stand
+        ``rise_db`` dB or more above the median energy of the ``window``
+        seconds before it, the frame before it does not (the onset of a
+        voice louder than the talk around it; STUDY.md of the human-voice
+        set), moved back over the frames just before it that stand half as
+        far above that median (at most 0.25 s). None if there is none, or
+        the frames are no longer kept (about 4 s)."""
+        levels = list(self._levels)
+        if not levels:
+            return None
+        base = levels[0][0]
+        f = self.frame
+        energies = np.array([e for _, e in levels])
+        span = max(1, round(window * self.rate / f))
+        factor = 10 ** (rise_db / 10)
+        found = None
+        above_before = True
+        for k in range(max(0, (lo - base) // f), min(len(levels) - 1, (hi - base) // f + 1)):
+            if k < span // 2:
+                continue  # too little history to tell a rise
+            ref = float(np.median(energies[max(0, k - span):k])) * factor
+            above = energies[k] >= ref and energies[k + 1] >= ref
+            if above and not above_before:
+                found = k
+            above_before = energies[k] >= ref
+        if found is None:
+            return None
+        # Back over the softer start just before it (the s of "six"): frames
+        # half the rise above the same median, for at most 0.25 s.
+        ref = float(np.median(energies[max(0, found - span):found])) * 10 ** (rise_db / 20)
+        k = found
+        while k - 1 >= max(0, (lo - base) // f) and found - k < 25 and energies[k - 1] >= ref:
+            k -= 1
+        return levels[k][0]
 
     def flush(self) -> list[Segment]:
         """Close an open utterance (end of the stream or a gap)."""
@@ -178,6 +222,7 @@ class Segmenter:
         s = self.settings
         energy = float(np.mean(frame.astype(np.float64) ** 2)) + 1.0
         self._energies.append(energy)
+        self._levels.append((index, energy))
         self._floor = float(np.percentile(self._energies, 10))
         sound = energy >= self._floor * 10 ** (s.gate_db / 10)
         voiced = sound and self.vad.is_speech(frame.tobytes(), self.rate)

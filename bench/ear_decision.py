@@ -1,0 +1,180 @@
+"""The ear's decision on human voices: false mistakes against mistakes caught.
+
+Run from the project's root::
+
+    .venv/bin/python -m bench.ear_decision --runs DIR [--data DIR] [--jobs 2]
+
+It replays every session of the human-voice development set
+(``../shared/human-calls/sessions``: real FSDD speakers, real table talk;
+``--data`` for another set in the same layout) through the project's ear
+(``companion.referee.judge``, the default recognizer), keeps the evidence
+of every utterance the decision stage saw (``companion.referee.decision``),
+and then re-decides that evidence at each operating point of a sweep of the
+``mistake`` threshold, with the call owed taken from the ground truth of the
+call whose window the utterance starts in. Per condition it prints:
+
+* *false mistakes*: correct calls (a right number said, or a silent gun
+  card) with an utterance in their window the decision rules a mistake,
+  over correct calls;
+* *caught*: wrong calls (a wrong number, or "zero"/"eight"/"nine") with an
+  utterance in their window the decision rules a mistake, over wrong calls;
+* *right*: correct calls with an utterance the decision rules right.
+
+Each call is scored on its own (a mistake ends a round, and what follows
+in a replay is left out here): ``tools/score.py`` of the human set gives the
+whole replay's figures at the chosen point: the rulings of these replays
+are kept in ``--runs`` in its layout (``score.py --reuse --runs DIR``),
+with the evidence, and reused when there (delete them after a change).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+DATA = next((p for p in (ROOT / ".." / "shared" / "human-calls" / "sessions",
+                         ROOT / ".." / ".." / "shared" / "human-calls" / "sessions")
+             if p.is_dir()), ROOT / ".." / "shared" / "human-calls" / "sessions")
+CONDITIONS = ("clean", "white10", "babble10", "farfield_babble15")
+SWEEP = (0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 0.95, 0.99, 1.01)
+"""The ``mistake`` thresholds swept (1.01: no mistake by ear at all)."""
+SNR_GATES = (0.0, 20.0, 28.0)
+"""The ``clear_snr_db`` values swept (0: no SNR gate)."""
+_recognizer: Any = None
+
+
+def evidence_of(job: tuple[str, str]) -> list[dict[str, Any]]:
+    """Replay one session; the evidence of each utterance as plain data.
+    Its rulings go to ``runs`` in ``tools/score.py``'s layout (reused from
+    there when that file holds evidence already)."""
+    global _recognizer
+    import time
+
+    path, runs = job
+    out_file = Path(runs) / f"{Path(path).stem}.out.jsonl"
+    if out_file.exists():
+        kept = json.loads(out_file.read_text())
+        if "evidence" in kept:
+            return list(kept["evidence"])
+    from companion.referee.judge import EarSettings, audio_handler
+    from companion.referee.recognizer import open_recognizer
+    from companion.replay import replay_all
+    from companion.session import load_session
+    from companion.voice.pack import load_pack
+
+    pack = load_pack("en")
+    if _recognizer is None:
+        _recognizer = open_recognizer(None, pack, notice=False)
+    trace: list[Any] = []
+    session = load_session(Path(path))
+    t0 = time.perf_counter()
+    done = replay_all(session, on_audio=audio_handler(None, pack, recognizer=_recognizer,
+                                                      settings=EarSettings(trace=trace)))
+    wall = time.perf_counter() - t0
+    out = []
+    for ev, verdict in trace:
+        out.append({"onset": ev.onset, "loud_db": ev.loud_db, "reference_db": ev.reference_db,
+                    "floor_dbfs": ev.floor_dbfs,
+                    "expected": None if ev.expected is None else list(ev.expected),
+                    "words": [[w.text, w.start, w.end, w.confidence] for w in ev.words],
+                    "decoded": [[w.text, w.start, w.end, w.confidence] for w in ev.decoded],
+                    "outcome": verdict.outcome})
+    out_file.parent.mkdir(parents=True, exist_ok=True)
+    out_file.write_text(json.dumps({
+        "session": Path(path).stem, "rc": 0, "wall_s": round(wall, 3), "stderr": "",
+        "rulings": [json.loads(r.to_json()) for r in done.rulings], "evidence": out}) + "\n")
+    return out
+
+
+def to_evidence(rec: dict[str, Any], expected: tuple[str, ...]) -> Any:
+    from companion.referee.decision import Evidence
+    from companion.referee.recognizer import Word
+
+    return Evidence(words=tuple(Word(*w) for w in rec["words"]),
+                    decoded=tuple(Word(*w) for w in rec["decoded"]), loud_db=rec["loud_db"],
+                    reference_db=rec["reference_db"], floor_dbfs=rec.get("floor_dbfs"),
+                    expected=expected, onset=rec["onset"])
+
+
+def collect(data: Path, runs: Path, conditions: list[str], jobs: int) -> list[dict[str, Any]]:
+    todo = [(cond, p) for cond in conditions
+            for p in sorted((data / "dev" / cond).glob("s*.jsonl"))]
+    with ProcessPoolExecutor(max_workers=jobs) as ex:
+        got = list(ex.map(evidence_of, [(str(p), str(runs / "dev" / cond)) for cond, p in todo]))
+    rows = []
+    for (cond, p), recs in zip(todo, got, strict=True):
+        for rec in recs:
+            rows.append({"condition": cond, "session": p.stem, **rec})
+    return rows
+
+
+def curve(rows: list[dict[str, Any]], truth: dict[str, Any], conditions: list[str],
+          points: tuple[float, ...], snr: float | None = None,
+          ) -> list[tuple[float, str, int, int, int, int, int]]:
+    """Per point and condition: (threshold, condition, correct calls, false
+    mistakes, wrong calls, caught, right); ``snr``: the ``clear_snr_db``
+    (None: the default's)."""
+    from companion.referee.decision import DEFAULT, decide
+
+    out = []
+    for point in points:
+        th = replace(DEFAULT, mistake=point, mistake_silent=point,
+                     clear_snr_db=DEFAULT.clear_snr_db if snr is None else snr)
+        for cond in conditions:
+            n_right = fm = n_wrong = caught = right = 0
+            for sess, t in truth.items():
+                recs = [r for r in rows if r["condition"] == cond and r["session"] == sess]
+                for c in t["calls"]:
+                    if c["kind"] == "late":
+                        continue
+                    inside = [r for r in recs if c["flip_t"] <= r["onset"] < c["window_end"]]
+                    expected = () if c["card"] == "gun" else tuple(c["expected"].split())
+                    verdicts = [decide(to_evidence(r, expected), th).outcome for r in inside]
+                    if c["kind"] in ("right", "gun"):
+                        n_right += 1
+                        fm += "mistake" in verdicts
+                        right += "right" in verdicts and "mistake" not in verdicts
+                    else:
+                        n_wrong += 1
+                        caught += "mistake" in verdicts
+            out.append((point, cond, n_right, fm, n_wrong, caught, right))
+    return out
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--data", type=Path, default=DATA)
+    ap.add_argument("--jobs", type=int, default=2)
+    ap.add_argument("--conditions", default=",".join(CONDITIONS))
+    ap.add_argument("--runs", type=Path, required=True,
+                    help="where each session's rulings and evidence are kept (and reused)")
+    a = ap.parse_args()
+    conditions = a.conditions.split(",")
+    rows = collect(a.data, a.runs, conditions, a.jobs)
+    lines = (a.data / "dev" / "truth.jsonl").read_text().splitlines()
+    truth = {t["session"]: t for t in map(json.loads, lines)}
+    from companion.referee.decision import DEFAULT
+
+    print(f"Operating point: mistake {DEFAULT.mistake}, clear_snr_db {DEFAULT.clear_snr_db}, "
+          f"caller_db {DEFAULT.caller_db}\n")
+    print("| clear SNR gate dB | mistake threshold | condition | correct calls "
+          "| false mistakes | wrong calls | caught | decided right |")
+    print("|---|---|---|---|---|---|---|---|")
+    for snr in SNR_GATES:
+        for point, cond, n_right, fm, n_wrong, caught, right in curve(rows, truth, conditions,
+                                                                      SWEEP, snr):
+            print(f"| {snr:.0f} | {point:.2f} | {cond} | {n_right} "
+                  f"| {fm} ({100 * fm / max(n_right, 1):.1f} %) "
+                  f"| {n_wrong} | {caught} ({100 * caught / max(n_wrong, 1):.0f} %) "
+                  f"| {100 * right / max(n_right, 1):.0f} % |")
+    sys.stdout.flush()
+
+
+if __name__ == "__main__":
+    main()

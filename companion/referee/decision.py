@@ -1,0 +1,151 @@
+"""The ear's one decision: an utterance's evidence in, right / mistake / unsure out.
+
+Everything the stream learnt about one utterance (``Evidence``: the game
+words the recognizer kept and their confidences, every word it decoded, the
+loudness of the words against the recent sure calls, the call owed) ends in
+one place, ``decide``. Its verdict is what the engine gets, as the ``say``
+event's confidence (``Verdict.confidence``), so the engine (pure) stays the
+rules authority and the public session format is unchanged:
+
+* ``right``: the words are the call owed (or a part of it): sure (1.0).
+* ``mistake``: a game word that is not the call, heard surely enough that
+  a correct call is (almost) never ruled one: sure (1.0); the engine rules
+  the kind (wrong number, wrong word, hesitation).
+* ``unsure``: a game word that does not fit, but not surely enough:
+  ``UNSURE`` (doubt: never a mistake on its own; an accusation is ruled
+  from the count against what was heard).
+* ``talk``: an utterance of table talk (too many game words, or far
+  quieter than the calls): ``TALK`` (no evidence of a mistake at all).
+
+The decision is asymmetric by design: when in doubt, unsure, never mistake,
+and the call owed appearing among the decoded words is evidence against a
+mistake. Its thresholds were chosen on the human development set (real
+voices: ``../shared/human-calls``) so that at most 0.5 % of correct calls
+are ruled mistakes in every condition; the curve and the operating point
+are in ``bench/RESULTS.md`` (``python -m bench.ear_decision``).
+
+Without a known call owed (``expected`` None: a game that does not say
+what it expects, or a recognizer used outside a game), the confidences
+pass through and only talk is capped, as before this stage existed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+from companion.referee.recognizer import Word
+
+Outcome = Literal["right", "mistake", "unsure", "talk"]
+
+SURE = 1.0
+"""The confidence of a ``right`` or ``mistake`` verdict (at or above every
+engine's ``min_confidence``)."""
+
+UNSURE = 0.5
+"""The confidence of an ``unsure`` verdict: below The Nasty 7's
+``min_confidence`` (0.8: weak evidence, never a mistake on its own) and
+above its ``talk_confidence`` (0.15: the doubt an accusation rules on)."""
+
+TALK = 0.1
+"""The confidence of a ``talk`` verdict: below The Nasty 7's
+``talk_confidence``, so no evidence of a mistake at all."""
+
+
+@dataclass(frozen=True)
+class Thresholds:
+    """Where the decision draws its lines (defaults in brackets), chosen on
+    the human development set (see the module docstring and
+    ``bench/RESULTS.md``).
+
+    ``mistake``: the least confidence (the recognizer's, 0..1) every word
+    that does not fit the call must have for a mistake [see
+    ``DEFAULT``]. ``mistake_silent``: the same on a silent card (a gun:
+    any game word is a mistake, and talk is the commonest source).
+    ``clear_snr_db``: a mistake needs the loudest kept word this many dB
+    above the noise floor: in white noise or talk at 10-15 dB SNR the
+    recognizer's surest wrong words (0.99) were correct calls, so there a
+    wrong word is left unsure. ``caller_db``: a mistake needs the utterance's loudest kept word at
+    most this many dB below the recent sure calls, which must be known: the
+    callers are the loud voices, and quieter speech may be talk or a call
+    half lost in it. ``quiet_db``: an utterance whose loudest kept word is more than this
+    many dB below the recent sure calls is talk; a word this far below the
+    loudest word of its utterance is dropped by the stream. ``talk_words``:
+    an utterance decoded into this many game words or more is talk (a
+    call has one or two). ``max_words``: a mistake needs at most this many
+    kept words (a one-word call heard as one word)."""
+
+    mistake: float = 0.99
+    mistake_silent: float = 0.99
+    clear_snr_db: float = 28.0
+    caller_db: float = 3.0
+    quiet_db: float = 12.0
+    talk_words: int = 3
+    max_words: int = 2
+
+
+DEFAULT = Thresholds()
+"""The operating point in use."""
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """What the stream knows about one utterance when it decides.
+
+    ``words``: the game words kept (after the stream's drops), times from
+    the decoded audio's first sample, with the recognizer's confidences.
+    ``decoded``: every game word the recognizer returned for the loud part
+    (before any drop). ``loud_db``: the level of the loudest kept word,
+    dBFS. ``reference_db``: the median level of the recent sure calls,
+    dBFS (None before the first). ``floor_dbfs``: the stream's noise floor,
+    dBFS (None: unknown). ``expected``: the call owed now, game
+    words (empty: silence is owed, a gun card; None: unknown)."""
+
+    words: tuple[Word, ...]
+    decoded: tuple[Word, ...] = ()
+    loud_db: float = -120.0
+    reference_db: float | None = None
+    floor_dbfs: float | None = None
+    expected: tuple[str, ...] | None = None
+    onset: float = 0.0
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """The decision on one utterance: its ``outcome`` and the confidence the
+    engine gets for its words (``confidence``, 0..1; see the module
+    docstring)."""
+
+    outcome: Outcome
+    confidence: float
+
+
+def decide(ev: Evidence, th: Thresholds = DEFAULT) -> Verdict:
+    """The verdict on one utterance's evidence (see the module docstring)."""
+    words = ev.words
+    least = min((w.confidence for w in words), default=0.0)
+    if not words:
+        return Verdict("unsure", 0.0)
+    quiet = ev.reference_db is not None and ev.loud_db < ev.reference_db - th.quiet_db
+    if len(ev.decoded) >= th.talk_words or quiet:
+        return Verdict("talk", min(least, TALK))
+    if ev.expected is None:
+        return Verdict("unsure" if least < th.mistake else "right", least)
+    owed = set(ev.expected)
+    wrong = [w for w in words if w.text not in owed]
+    if not wrong:
+        return Verdict("right", SURE)
+    if owed & {w.text for w in ev.decoded}:
+        return Verdict("unsure", min(least, UNSURE))  # the call owed was heard too
+    bar = th.mistake if ev.expected else th.mistake_silent
+    caller = ev.reference_db is not None and ev.loud_db >= ev.reference_db - th.caller_db
+    clear = ev.floor_dbfs is not None and ev.loud_db - ev.floor_dbfs >= th.clear_snr_db
+    if caller and clear and len(words) <= th.max_words and min(w.confidence for w in wrong) >= bar:
+        return Verdict("mistake", SURE)
+    return Verdict("unsure", min(least, UNSURE))
+
+
+def expected_of(words: Sequence[str] | None) -> tuple[str, ...] | None:
+    """The call owed as the decision takes it: lower-case game words, or None."""
+    return None if words is None else tuple(w.strip().lower() for w in words if w.strip())

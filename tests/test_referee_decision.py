@@ -1,0 +1,139 @@
+"""The ear's one decision (``companion.referee.decision``): its rules on
+made-up evidence, and its verdicts on real human voices (FSDD speakers of
+the development set in ``../shared/human-calls``) decoded by the real
+pocketsphinx ear."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+import soxr
+
+from companion.referee.decision import SURE, TALK, UNSURE, Evidence, Thresholds, decide
+from companion.referee.judge import read_wav
+from companion.referee.recognizer import Word
+from companion.referee.sphinx_backend import SphinxRecognizer
+from companion.referee.stream import Listener
+
+REPO = Path(__file__).resolve().parents[1]
+HUMAN = next((p for p in (REPO / ".." / "shared" / "human-calls",
+                          REPO / ".." / ".." / "shared" / "human-calls") if p.is_dir()),
+             REPO / ".." / "shared" / "human-calls")
+"""The human-voice set: beside the checkout (CI), or beside its worktree folder."""
+FSDD = HUMAN / "raw" / "fsdd"
+NUMBERS = ["zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine",
+           "ten", "eleven", "twelve", "hmmrrr"]
+
+
+def w(text: str, confidence: float, start: float = 0.3) -> Word:
+    return Word(text, start, start + 0.4, confidence)
+
+
+def test_the_call_owed_is_right_whatever_its_confidence() -> None:
+    v = decide(Evidence(words=(w("four", 0.2),), decoded=(w("four", 0.2),), expected=("four",)))
+    assert (v.outcome, v.confidence) == ("right", SURE)
+
+
+CALLER = {"loud_db": -26.0, "reference_db": -27.0, "floor_dbfs": -60.0}
+"""A call at the callers' level, 34 dB above a quiet floor."""
+
+
+def test_a_sure_wrong_word_is_a_mistake_and_a_doubtful_one_is_unsure() -> None:
+    th = Thresholds(mistake=0.8)
+    sure = decide(Evidence(words=(w("eight", 0.9),), decoded=(w("eight", 0.9),),
+                           expected=("four",), **CALLER), th)
+    assert (sure.outcome, sure.confidence) == ("mistake", SURE)
+    weak = decide(Evidence(words=(w("eight", 0.7),), decoded=(w("eight", 0.7),),
+                           expected=("four",), **CALLER), th)
+    assert (weak.outcome, weak.confidence) == ("unsure", pytest.approx(min(0.7, UNSURE)))
+
+
+@pytest.mark.parametrize(("levels", "why"), [
+    ({"loud_db": -26.0, "reference_db": -27.0, "floor_dbfs": -36.0}, "10 dB SNR"),
+    ({"loud_db": -26.0, "reference_db": None, "floor_dbfs": -60.0}, "no caller level yet"),
+    ({"loud_db": -32.0, "reference_db": -26.0, "floor_dbfs": -60.0}, "below the callers"),
+    ({"loud_db": -26.0, "reference_db": -27.0, "floor_dbfs": None}, "floor unknown"),
+])
+def test_a_sure_wrong_word_without_clear_caller_evidence_is_unsure(
+        levels: dict[str, float | None], why: str) -> None:
+    ev = Evidence(words=(w("eight", 0.99),), decoded=(w("eight", 0.99),), expected=("four",),
+                  **levels)  # type: ignore[arg-type]
+    assert decide(ev).outcome == "unsure", why
+
+
+def test_the_call_owed_among_the_decoded_words_is_never_a_mistake() -> None:
+    """The stream dropped "four" (say, as trailing), but the recognizer
+    heard it: a sure "eight" next to it is doubt, not a mistake."""
+    ev = Evidence(words=(w("eight", 0.99),), decoded=(w("eight", 0.99), w("four", 0.3, 0.8)),
+                  expected=("four",), **CALLER)
+    assert decide(ev).outcome == "unsure"
+
+
+def test_talk_is_no_evidence() -> None:
+    many = tuple(w(x, 0.99, 0.3 * i) for i, x in enumerate(["two", "six", "one"]))
+    assert decide(Evidence(words=many, decoded=many, expected=("four",))) .outcome == "talk"
+    quiet = decide(Evidence(words=(w("six", 0.99),), decoded=(w("six", 0.99),), loud_db=-50.0,
+                            reference_db=-25.0, expected=("four",)))
+    assert (quiet.outcome, quiet.confidence) == ("talk", TALK)
+
+
+def test_without_a_call_owed_the_confidences_pass_through() -> None:
+    v = decide(Evidence(words=(w("six", 0.63),), decoded=(w("six", 0.63),), expected=None))
+    assert v.confidence == 0.63
+
+
+def test_any_word_on_a_silent_card_is_judged_with_the_silent_bar() -> None:
+    th = Thresholds(mistake=0.5, mistake_silent=0.95)
+    ev = Evidence(words=(w("two", 0.9),), decoded=(w("two", 0.9),), expected=(), **CALLER)
+    assert decide(ev, th).outcome == "unsure"
+    assert decide(ev, Thresholds(mistake=0.5, mistake_silent=0.85)).outcome == "mistake"
+
+
+# -- real voices -------------------------------------------------------------------
+
+needs_fsdd = pytest.mark.skipif(not FSDD.is_dir(), reason="../shared/human-calls is not here")
+
+
+@pytest.fixture(scope="module")
+def sphinx() -> SphinxRecognizer:
+    return SphinxRecognizer()
+
+
+def hear(recognizer: SphinxRecognizer, take: str, expected: list[str]) -> list[str]:
+    """The outcomes of the decision on one FSDD take (8 kHz, upsampled to the
+    recognizer's 16 kHz and put after 0.6 s of a -60 dBFS floor)."""
+    pcm, rate = read_wav(FSDD / take)
+    x = soxr.resample(pcm, rate, 16000).astype(np.int16)
+    floor = np.random.default_rng(1).normal(0, 32.0, 9600 + len(x) + 8000).astype(np.int16)
+    floor[9600:9600 + len(x)] += x
+    listener = Listener(recognizer, 16000)
+    listener.set_vocabulary(NUMBERS)
+    listener.set_expected(expected)
+    out = []
+    for i in range(0, len(floor), 480):
+        out += [h.outcome for h in listener.feed(floor[i:i + 480]) if h.words]
+    out += [h.outcome for h in listener.flush() if h.words]
+    return [o for o in out if o is not None]
+
+
+@needs_fsdd
+@pytest.mark.parametrize("take", ["4_george_20.wav", "2_jackson_21.wav", "6_lucas_22.wav",
+                                  "7_george_23.wav"])
+def test_a_right_call_by_a_real_voice_is_never_a_mistake(sphinx: SphinxRecognizer,
+                                                         take: str) -> None:
+    said = NUMBERS[int(take[0])]
+    outcomes = hear(sphinx, take, [said])
+    assert "mistake" not in outcomes
+    assert outcomes, "the call was heard"
+
+
+@needs_fsdd
+@pytest.mark.parametrize("take", ["8_george_20.wav", "0_jackson_21.wav", "9_lucas_22.wav"])
+def test_an_out_of_range_number_by_a_real_voice_is_no_right_call(sphinx: SphinxRecognizer,
+                                                                 take: str) -> None:
+    """"eight", "zero" or "nine" said for a four: never ruled right (a
+    mistake, or unsure where the recognizer is not sure enough)."""
+    outcomes = hear(sphinx, take, ["four"])
+    assert outcomes and "right" not in outcomes
