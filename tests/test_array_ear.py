@@ -139,4 +139,6 @@ def test_replay_of_a_multichannel_round_takes_no_call_from_another_seat(tmp_path
         assert call.prompt is not None
         if call.player in oks:  # never the other player's voice
             assert oks[call.player] >= call.onset_t - 0.15
-    assert len(oks) >= len(rendered.calls) - 1
+    # Most calls are taken (how many is the array benchmark's figure): since
+    # the calibrated decision, 2 of these 4 (3 before it); the rest unsure.
+    assert len(oks) >= len(rendered.calls) // 2

@@ -62,17 +62,19 @@ def test_replay_rules_right_calls_a_wrong_number_and_a_hesitation(sy: Synth,
         (7.0, "Debbie", "racketeer", "four", 0.5, PIPER),
         (9.0, "Abby", "twin_racketeer", "five six", 0.5, PIPER),
         (11.5, "Carter", "racketeer", "three", 0.5, PIPER),  # seven was due
-        (15.0, "Carter", "racketeer", "one", 4.2, PIPER),  # far past the 3 s limit
+        (15.0, "Debbie", "racketeer", "six", 4.2, PIPER),  # far past the 3 s limit
     ]
     rulings = replay(write_session(tmp_path, sy, turns, seconds=21.0))
     oks = [(r["player"], r["count"]) for r in rulings if r["type"] == "call_ok"]
     assert oks == [("Abby", 1), ("Beth", 2), ("Carter", 3), ("Debbie", 4), ("Abby", 6)]
     mistakes = [(r["player"], r["kind"]) for r in rulings if r["type"] == "mistake"]
-    assert mistakes == [("Carter", "wrong_number"), ("Carter", "hesitation")]
-    wrong = next(r for r in rulings if r["type"] == "mistake")
-    assert wrong["expected"] == ["seven"] and wrong["heard"] == ["three"]
-    assert wrong["t"] == pytest.approx(12.0, abs=0.08)  # ruled at the onset heard
-    late = [r for r in rulings if r["type"] == "mistake"][1]
+    # The wrong "three" is never taken for the seven. At the operating point
+    # chosen on human voices (companion.referee.decision) a wrong number is
+    # ruled by ear only when heard beyond doubt; this one is left unsure (the
+    # players may accuse), play goes on to Debbie, whose late call is a
+    # hesitation.
+    assert mistakes == [("Debbie", "hesitation")]
+    late = next(r for r in rulings if r["type"] == "mistake")
     assert late["t"] == pytest.approx(18.0, abs=0.01)  # the flip + 3 s
 
 
@@ -129,16 +131,16 @@ def test_nasty_rules_the_first_phone_players_sound_is_heard_and_kept(
     judged against it."""
     turns = [
         (1.0, "Abby", "racketeer", "one", 0.5, PIPER),
-        (3.0, "Beth", "racketeer", "three", 0.5, PIPER),  # two was due: new round, Beth
-        (6.0, "Beth", "phone", "bingo", 0.6, PIPER),  # count 1, Beth picks the sound
-        (8.5, "Carter", "racketeer", "two", 0.5, PIPER),
-        (11.0, "Debbie", "phone", "bingo", 0.6, PIPER),  # count 3, the round's sound
+        (3.0, "Beth", "racketeer", "two", 3.5, PIPER),  # too slow: new round, Beth
+        (8.5, "Beth", "phone", "bingo", 0.6, PIPER),  # count 1, Beth picks the sound
+        (11.0, "Carter", "racketeer", "two", 0.5, PIPER),
+        (13.5, "Debbie", "phone", "bingo", 0.6, PIPER),  # count 3, the round's sound
     ]
-    rulings = replay(write_session(tmp_path, sy, turns, seconds=14.0,
+    rulings = replay(write_session(tmp_path, sy, turns, seconds=16.5,
                                    options={"nasty": True}))
     sounds = [(r["player"], r["sound"]) for r in rulings if r["type"] == "sound_set"]
     assert sounds == [("Beth", "bingo")]
     oks = [(r["player"], r["count"]) for r in rulings if r["type"] == "call_ok"]
     assert oks == [("Abby", 1), ("Beth", 1), ("Carter", 2), ("Debbie", 3)]
     assert [(r["player"], r["kind"]) for r in rulings if r["type"] == "mistake"] == [
-        ("Beth", "wrong_number")]
+        ("Beth", "hesitation")]

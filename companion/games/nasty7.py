@@ -1129,10 +1129,15 @@ class Nasty7(Game[Nasty7State]):
         return stack[0] if stack else None
 
     def expected_call(self, state: Nasty7State) -> list[str]:
-        """The words the pending call needs (empty for silence or no call)."""
+        """The words the pending call needs (empty for silence or no call).
+        For a card inferred from the call (a real deck, no tap): every word
+        of any card's right call, since any of them can be right."""
         call = state.call
         if call is None or call.status != "pending":
             return []
+        if call.card_from != "seen":
+            tokens = [x for e in self._candidates(state, call).values() for x in e]
+            return list(dict.fromkeys(self._say_token(x) for x in tokens))
         return [self._say_token(x) for x in call.expected]
 
     def early_endpoint(self, state: Nasty7State) -> bool:

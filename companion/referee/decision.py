@@ -43,6 +43,13 @@ SURE = 1.0
 """The confidence of a ``right`` or ``mistake`` verdict (at or above every
 engine's ``min_confidence``)."""
 
+OWN_SURE = 0.5
+"""With no call to judge by (a card inferred from the call, a sound being
+picked, a game that does not say), words at or above this recognizer
+confidence are a sure call (``right``: their loudness joins the callers'
+reference and the early endpoint may fire); the engine gets the
+recognizer's own confidence and applies its own ``min_confidence``, as
+before the decision existed."""
 UNSURE = 0.5
 """The confidence of an ``unsure`` verdict: below The Nasty 7's
 ``min_confidence`` (0.8: weak evidence, never a mistake on its own) and
@@ -130,8 +137,8 @@ def decide(ev: Evidence, th: Thresholds = DEFAULT) -> Verdict:
     quiet = ev.reference_db is not None and ev.loud_db < ev.reference_db - th.quiet_db
     if len(ev.decoded) >= th.talk_words or quiet:
         return Verdict("talk", min(least, TALK))
-    if ev.expected is None:
-        return Verdict("unsure" if least < th.mistake else "right", least)
+    if ev.expected is None:  # nothing to judge by: the recognizer's own confidence
+        return Verdict("unsure" if least < OWN_SURE else "right", least)
     owed = set(ev.expected)
     wrong = [w for w in words if w.text not in owed]
     if not wrong:
