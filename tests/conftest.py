@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from browser_rig import CHROMIUM, launched
 
 from companion.errors import CompanionError
 from companion.replay import replay, stored_session
@@ -61,3 +62,13 @@ def live_rulings_equal_the_replay(monkeypatch: pytest.MonkeyPatch) -> Iterator[N
         assert live == expected, (
             f"game {table.game_id} of {path.name}: the live table and replay --game ruled "
             "differently")
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    """Headless Chromium for one test module (``browser_rig``); the test is
+    skipped where Debian's chromium is not installed."""
+    if not CHROMIUM.exists():
+        pytest.skip("Debian's chromium is not installed")
+    with launched() as chromium:
+        yield chromium

@@ -8,11 +8,11 @@ in between. Waits are Playwright's condition waits; no time is asserted."""
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import Browser, expect, sync_playwright
+from browser_rig import PHONE
+from playwright.sync_api import Browser, expect
 
 from companion.games.cheat import Claim
 from companion.hub import Hub
@@ -22,20 +22,7 @@ from companion.web.server import start_server
 
 pytestmark = pytest.mark.slow
 
-CHROMIUM = Path("/usr/bin/chromium")
-CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
-                 "--disable-background-networking", "--disable-component-update"]
 
-if not CHROMIUM.exists():  # the test extra's apt packages (scripts/install) bring it
-    pytest.skip("Debian's chromium is not installed", allow_module_level=True)
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    with sync_playwright() as p:
-        chromium = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
-        yield chromium
-        chromium.close()
 
 
 def test_the_page_counts_a_challenge_window_down_without_snapshots(
@@ -45,7 +32,7 @@ def test_the_page_counts_a_challenge_window_down_without_snapshots(
     server = start_server(app, "127.0.0.1", 0, spare_threads=4)
     try:
         hub.new_game("cheat", ["Abby", "Beth", "Carter"], {"challenge_window": 4.0})
-        page = browser.new_context(viewport={"width": 360, "height": 780}).new_page()
+        page = browser.new_context(viewport=PHONE).new_page()
         page.goto(server.url)
         expect(page.locator("#live")).to_have_text("live")
         seq = page.locator("#live").get_attribute("data-seq")

@@ -15,6 +15,7 @@ import sys
 import wave
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -37,6 +38,7 @@ pytest.importorskip("pyroomacoustics")
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bench"))
 
 import roomsim
+from browser_rig import PHONE
 
 pytestmark = pytest.mark.slow
 
@@ -99,13 +101,8 @@ def test_each_player_saying_here_in_turn_places_their_seat(tmp_path: Path) -> No
 
 # -- the page ------------------------------------------------------------------------------
 
-CHROMIUM = Path("/usr/bin/chromium")
-
-
 @pytest.fixture
 def served(tmp_path: Path) -> Iterator[tuple[Hub, SeatSetup, str]]:
-    if not CHROMIUM.exists():
-        pytest.skip("Debian's chromium is not installed")
     from companion.web import create_app
     from companion.web.server import start_server
 
@@ -125,46 +122,43 @@ def served(tmp_path: Path) -> Iterator[tuple[Hub, SeatSetup, str]]:
 
 
 def test_the_page_shows_the_seats_and_a_drag_moves_one(
-        served: tuple[Hub, SeatSetup, str]) -> None:
-    from playwright.sync_api import expect, sync_playwright
-    from test_web_browser import CHROMIUM_ARGS, enter_pin
+        served: tuple[Hub, SeatSetup, str], browser: Any) -> None:
+    from playwright.sync_api import expect
+    from test_web_browser import enter_pin
 
     hub, setup, url = served
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
-        page = browser.new_context(viewport={"width": 360, "height": 780}).new_page()
-        page.goto(url + "/seats")
-        enter_pin(page, "2468")
-        expect(page.locator("#msg")).to_have_text("PIN accepted")
-        seats = page.locator("#seats-players .seat")
-        expect(seats).to_have_count(3)
-        expect(page.locator("#seats-missing")).to_contain_text("Debbie: not heard yet")
-        # Beth (115 degrees) is drawn above the centre, Carter (200) left of it.
-        table = page.locator("#seats-table").bounding_box()
-        assert table is not None
-        cx, cy = table["x"] + table["width"] / 2, table["y"] + table["height"] / 2
-        beth = page.locator('#seats-players .seat[data-player="Beth"]').bounding_box()
-        carter = page.locator('#seats-players .seat[data-player="Carter"]').bounding_box()
-        assert beth is not None and carter is not None
-        assert beth["y"] + beth["height"] / 2 < cy - 40
-        assert carter["x"] + carter["width"] / 2 < cx - 40
-        # Drag Beth to straight below the centre: 270 degrees.
-        page.mouse.move(beth["x"] + beth["width"] / 2, beth["y"] + beth["height"] / 2)
-        page.mouse.down()
-        page.mouse.move(cx + 10, cy + 60, steps=8)
-        page.mouse.move(cx, cy + 100, steps=8)
-        page.mouse.up()
-        page.wait_for_function(
-            "async () => { const r = await fetch('/api/seats'); const v = await r.json();"
-            " return Math.abs(v.seats.Beth - 270) < 10; }")
-        assert _gap(setup.seats["Beth"], 270.0) < 10.0
-        assert hub.store.header(hub.table.game_id)["seats"]["Beth"] == setup.seats["Beth"]
-        # Finding the seats asks each player in turn; a voice heard moves it on.
-        page.click("#seats-find")
-        status = page.locator("#seats-status")
-        expect(status).to_have_text("Abby: say your name, or \u201chere\u201d.")
-        assert setup.listening == "Abby"
-        setup.heard(33.0)
-        expect(status).to_have_text("Beth: say your name, or \u201chere\u201d.")
-        assert setup.seats["Abby"] == 33.0
-        browser.close()
+    page = browser.new_context(viewport=PHONE).new_page()
+    page.goto(url + "/seats")
+    enter_pin(page, "2468")
+    expect(page.locator("#msg")).to_have_text("PIN accepted")
+    seats = page.locator("#seats-players .seat")
+    expect(seats).to_have_count(3)
+    expect(page.locator("#seats-missing")).to_contain_text("Debbie: not heard yet")
+    # Beth (115 degrees) is drawn above the centre, Carter (200) left of it.
+    table = page.locator("#seats-table").bounding_box()
+    assert table is not None
+    cx, cy = table["x"] + table["width"] / 2, table["y"] + table["height"] / 2
+    beth = page.locator('#seats-players .seat[data-player="Beth"]').bounding_box()
+    carter = page.locator('#seats-players .seat[data-player="Carter"]').bounding_box()
+    assert beth is not None and carter is not None
+    assert beth["y"] + beth["height"] / 2 < cy - 40
+    assert carter["x"] + carter["width"] / 2 < cx - 40
+    # Drag Beth to straight below the centre: 270 degrees.
+    page.mouse.move(beth["x"] + beth["width"] / 2, beth["y"] + beth["height"] / 2)
+    page.mouse.down()
+    page.mouse.move(cx + 10, cy + 60, steps=8)
+    page.mouse.move(cx, cy + 100, steps=8)
+    page.mouse.up()
+    page.wait_for_function(
+        "async () => { const r = await fetch('/api/seats'); const v = await r.json();"
+        " return Math.abs(v.seats.Beth - 270) < 10; }")
+    assert _gap(setup.seats["Beth"], 270.0) < 10.0
+    assert hub.store.header(hub.table.game_id)["seats"]["Beth"] == setup.seats["Beth"]
+    # Finding the seats asks each player in turn; a voice heard moves it on.
+    page.click("#seats-find")
+    status = page.locator("#seats-status")
+    expect(status).to_have_text("Abby: say your name, or \u201chere\u201d.")
+    assert setup.listening == "Abby"
+    setup.heard(33.0)
+    expect(status).to_have_text("Beth: say your name, or \u201chere\u201d.")
+    assert setup.seats["Abby"] == 33.0

@@ -14,7 +14,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import Browser, Locator, Page, expect, sync_playwright
+from browser_rig import PHONE
+from playwright.sync_api import Browser, Locator, Page, expect
 
 from companion.events import Say
 from companion.hub import Hub
@@ -25,25 +26,10 @@ from companion.web.server import PageServer, start_server
 pytestmark = pytest.mark.slow
 
 
-CHROMIUM = Path("/usr/bin/chromium")
-CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
-                 "--no-first-run", "--disable-background-networking",
-                 "--disable-component-update", "--disable-sync"]
-PHONE = {"width": 360, "height": 780}
 PIN = "2468"
 PLAYERS = ["Abby", "Beth", "Carter", "Debbie"]
 OUTPUT = Path(__file__).resolve().parents[1] / "test-output"
 
-if not CHROMIUM.exists():  # the test extra's apt packages (scripts/install) bring it
-    pytest.skip("Debian's chromium is not installed", allow_module_level=True)
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    with sync_playwright() as p:
-        chromium = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
-        yield chromium
-        chromium.close()
 
 
 @pytest.fixture

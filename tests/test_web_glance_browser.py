@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from playwright.sync_api import Browser, Page, expect, sync_playwright
+from playwright.sync_api import Browser, Page, expect
 
 from companion.events import Say
 from companion.hub import Hub
@@ -31,10 +31,6 @@ from companion.web.server import PageServer, start_server
 
 pytestmark = pytest.mark.slow
 
-CHROMIUM = Path("/usr/bin/chromium")
-CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
-                 "--no-first-run", "--disable-background-networking",
-                 "--disable-component-update", "--disable-sync"]
 WIDTHS = [360, 390]
 HEIGHT = 780
 PIN = "2468"
@@ -46,18 +42,8 @@ _FIELD = r"(player|count|rank|hand|next|kind|what|at|expected|heard|cards|label|
 INTERNAL = re.compile(r"_|\{|\}|\b(tick|say|undo|nasty7)\b|\b" + _FIELD + r" \S+ " + _FIELD + r"\b")
 """Internal names and raw ``field value field value`` dumps."""
 
-if not CHROMIUM.exists():  # the test extra's apt packages (scripts/install) bring it
-    pytest.skip("Debian's chromium is not installed", allow_module_level=True)
-
 assert all(len(n) == 12 for n in NAMES)
 
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    with sync_playwright() as p:
-        chromium = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
-        yield chromium
-        chromium.close()
 
 
 @pytest.fixture

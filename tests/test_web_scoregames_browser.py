@@ -23,22 +23,8 @@ pytestmark = pytest.mark.slow
 playwright_api = pytest.importorskip("playwright.sync_api")
 expect = playwright_api.expect
 
-CHROMIUM = Path("/usr/bin/chromium")
-CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
-                 "--no-first-run", "--disable-background-networking",
-                 "--disable-component-update", "--disable-sync"]
 PIN = "1357"
 
-if not CHROMIUM.exists():  # the test extra's apt packages (scripts/install) bring it
-    pytest.skip("Debian's chromium is not installed", allow_module_level=True)
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    with playwright_api.sync_playwright() as p:
-        chromium = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
-        yield chromium
-        chromium.close()
 
 
 @pytest.fixture
