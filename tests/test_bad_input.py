@@ -82,6 +82,8 @@ WEB_CASES: list[tuple[str, str, str]] = [
     ("/api/pin", DEEP, "body"),
     ("/api/press", DEEP, "body"),
     ("/api/settings", DEEP, "body"),
+    ("/api/seats", DEEP, "body"),
+    ("/api/seats/listen", DEEP, "body"),
     ("/api/games", game({"first_player": "S"}).replace('"S"', SURROGATE), "options.first_player"),
     ("/api/games", game({"hesitation": "S"}).replace('"S"', SURROGATE), "options.hesitation"),
     ("/api/events", '{"type": "phone_word", "text": "\\ud800"}', "text"),

@@ -20,9 +20,10 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from flask import Blueprint, jsonify, render_template, request
+from flask import Blueprint, jsonify, render_template
 from flask.typing import ResponseReturnValue
 
+from companion import jsonin
 from companion.errors import RequestError
 from companion.seat_setup import SeatSetup
 from companion.web import access
@@ -57,6 +58,13 @@ def _view() -> dict[str, Any]:
             "seats": {p: seats.get(p) for p in players}, "listening": setup.listening}
 
 
+def _seated(player: Any, players: list[str]) -> str:
+    """``player`` if they sit at the table; ``RequestError`` naming ``player``."""
+    if player not in players:
+        raise RequestError(f"{jsonin.short(player)} is not at the table", field="player")
+    return str(player)
+
+
 @bp.get("/seats")
 def seats_page() -> str:
     """The seat setup page."""
@@ -73,12 +81,10 @@ def seats() -> ResponseReturnValue:
 @access.needs_pin
 def listen() -> ResponseReturnValue:
     """Listen for one player's voice (``player``), or stop (null)."""
-    body = json_body(request.get_json(silent=True))
+    body = json_body(access.request_json())
     setup, players = _setup(), _players()
     player = body.get("player")
-    if player is not None and player not in players:
-        raise RequestError(f"{player!r} is not at the table", field="player")
-    setup.listen(player)
+    setup.listen(None if player is None else _seated(player, players))
     return jsonify(_view())
 
 
@@ -86,14 +92,13 @@ def listen() -> ResponseReturnValue:
 @access.needs_pin
 def place() -> ResponseReturnValue:
     """Put ``player``'s seat at ``azimuth`` degrees (a drag on the page)."""
-    body = json_body(request.get_json(silent=True))
+    body = json_body(access.request_json())
     setup, players = _setup(), _players()
-    player = body.get("player")
-    if player not in players:
-        raise RequestError(f"{player!r} is not at the table", field="player")
+    player = _seated(body.get("player"), players)
     azimuth = body.get("azimuth")
     if (not isinstance(azimuth, int | float) or isinstance(azimuth, bool)
             or not math.isfinite(azimuth)):
-        raise RequestError(f"azimuth must be degrees, not {azimuth!r}", field="azimuth")
+        raise RequestError(f"azimuth must be degrees, not {jsonin.short(azimuth)}",
+                           field="azimuth")
     setup.place(player, float(azimuth))
     return jsonify(_view())
