@@ -1131,10 +1131,14 @@ class Nasty7(Game[Nasty7State]):
     def expected_call(self, state: Nasty7State) -> list[str]:
         """The words the pending call needs (empty for silence or no call).
         For a card inferred from the call (a real deck, no tap): every word
-        of any card's right call, since any of them can be right."""
+        of any card's right call, since any of them can be right. For a call
+        that picks the round's sound (nasty rules): every offered sound's
+        words."""
         call = state.call
         if call is None or call.status != "pending":
             return []
+        if call.choose_sound:
+            return sorted(self._sound_tokens(state))
         if call.card_from != "seen":
             tokens = [x for e in self._candidates(state, call).values() for x in e]
             return list(dict.fromkeys(self._say_token(x) for x in tokens))

@@ -120,17 +120,15 @@ def set_grammar(listener: Listener, match: Match[Any]) -> None:
 
 
 def owed(match: Match[Any]) -> list[str] | None:
-    """The call owed now, for the decision: The Nasty 7's pending call
-    (empty for a silent card), None for games that do not say, or when no
-    call is pending, or when the call picks the round's sound (nasty rules:
-    nothing to judge against). For a card inferred from the call, every
-    word of any legal call (``expected_call``)."""
+    """The call owed now, for the decision: the words of The Nasty 7's
+    pending call (``expected_call``: empty for a silent card, every word
+    that can be right when the card is inferred or the call picks the
+    sound); None for games that do not say, or when no call is pending
+    (nothing to judge against)."""
     expected = getattr(match.game, "expected_call", None)
     state = match.state
     call = getattr(state, "call", None)
     if expected is None or call is None or getattr(call, "status", None) != "pending":
-        return None
-    if getattr(call, "choose_sound", False):
         return None
     return list(expected(state))
 
