@@ -677,7 +677,7 @@ class LiveTable:
         if set_expected is not None:  # the call owed, for the ear's decision
             from companion.referee.judge import owed
 
-            set_expected(owed(table.match))
+            set_expected(owed(table.match), table.game.speaker(table.state))
 
     def _announce(self, text: str, *, notice: bool = True) -> None:
         """Say and print ``text``; a ``notice`` (device news, an ignored

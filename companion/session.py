@@ -23,6 +23,7 @@ from companion.events import Event
 from companion.games import make_game
 from companion.games.base import Game
 from companion.games.lexicon import ENGLISH, Lexicon
+from companion.referee.enrollment import EnrollmentError, Takes, takes_from_header
 
 PLAYER_FIELDS = ("player", "by", "target", "targets", "seat")
 """Event fields that name players; checked against the header's players."""
@@ -38,6 +39,9 @@ class Session:
     base_dir: Path = field(default_factory=Path.cwd)
     seating: Seating | None = None
     """The header's microphone array and seat azimuths, if it gives them."""
+    enrollment: Takes | None = None
+    """The header's enrolled takes (``{player: {word: [WAV path, ...]}}``,
+    paths relative to ``base_dir``), if it gives them."""
 
     def line_of(self, event_index: int) -> int:
         """The 1-based line number of event number ``event_index``."""
@@ -64,7 +68,8 @@ def parse_header(obj: Any, *, lexicon_for: Callable[[dict[str, Any]], Lexicon] |
     for key in ("game", "players"):
         if key not in obj:
             raise SessionError(f"the header needs {key!r}", line=line, field=key)
-    unknown = set(obj) - {"game", "players", "options", "voice", "microphones", "seats"}
+    unknown = set(obj) - {"game", "players", "options", "voice", "microphones", "seats",
+                             "enrollment"}
     if unknown:
         name = str(sorted(unknown)[0])
         raise SessionError(f"unknown header field {jsonin.short(name)}", line=line,
@@ -90,6 +95,7 @@ def parse_lines(lines: Iterable[str | bytes], *, base_dir: Path | None = None,
     Raises ``SessionError``."""
     game: Game[Any] | None = None
     seating: Seating | None = None
+    enrollment: Takes | None = None
     events: list[Event] = []
     numbers: list[int] = []
     last_t = float("-inf")
@@ -104,7 +110,8 @@ def parse_lines(lines: Iterable[str | bytes], *, base_dir: Path | None = None,
             game = parse_header(obj, lexicon_for=lexicon_for, line=number)
             try:
                 seating = seating_from_header(obj, game.players)
-            except ArrayError as exc:
+                enrollment = takes_from_header(obj, game.players)
+            except (ArrayError, EnrollmentError) as exc:
                 raise SessionError(str(exc), line=number, field=exc.field) from None
             continue
         try:
@@ -122,7 +129,7 @@ def parse_lines(lines: Iterable[str | bytes], *, base_dir: Path | None = None,
     if game is None:
         raise SessionError("the session is empty: it needs a header line", line=1)
     return Session(game=game, events=events, lines=numbers, base_dir=base_dir or Path.cwd(),
-                   seating=seating)
+                   seating=seating, enrollment=enrollment)
 
 
 def load_session(path: Path, *,

@@ -81,7 +81,15 @@ class Thresholds:
     loudest word of its utterance is dropped by the stream. ``talk_words``:
     an utterance decoded into this many game words or more is talk (a
     call has one or two). ``max_words``: a mistake needs at most this many
-    kept words (a one-word call heard as one word)."""
+    kept words (a one-word call heard as one word).
+
+    With the caller's enrolled takes (``Evidence.template_gap``, see
+    ``companion.referee.templates``): ``template_right``: a gap at or below
+    this makes words that do not fit the call owed a right call after all
+    (the recognizer confused two count words the player's own takes tell
+    apart). ``template_mistake``: a mistake needs a gap at or above this
+    (another of the player's words fits better), and then its wrong words
+    need only ``mistake_enrolled`` confidence instead of ``mistake``."""
 
     mistake: float = 0.99
     mistake_silent: float = 0.99
@@ -90,6 +98,9 @@ class Thresholds:
     quiet_db: float = 12.0
     talk_words: int = 3
     max_words: int = 2
+    template_right: float = -0.1
+    template_mistake: float = 0.3
+    mistake_enrolled: float = 0.5
 
 
 DEFAULT = Thresholds()
@@ -107,7 +118,11 @@ class Evidence:
     dBFS. ``reference_db``: the median level of the recent sure calls,
     dBFS (None before the first). ``floor_dbfs``: the stream's noise floor,
     dBFS (None: unknown). ``expected``: the call owed now, game
-    words (empty: silence is owed, a gun card; None: unknown)."""
+    words (empty: silence is owed, a gun card; None: unknown).
+    ``onset``: seconds on the table clock. ``template_gap``: the caller's
+    enrolled takes' verdict on the call owed (``Enrollment.match``; None:
+    no enrollment, or it could not tell), ``template_word``: the owed word
+    whose takes fit best."""
 
     words: tuple[Word, ...]
     decoded: tuple[Word, ...] = ()
@@ -116,6 +131,8 @@ class Evidence:
     floor_dbfs: float | None = None
     expected: tuple[str, ...] | None = None
     onset: float = 0.0
+    template_gap: float | None = None
+    template_word: str | None = None
 
 
 @dataclass(frozen=True)
@@ -143,9 +160,16 @@ def decide(ev: Evidence, th: Thresholds = DEFAULT) -> Verdict:
     wrong = [w for w in words if w.text not in owed]
     if not wrong:
         return Verdict("right", SURE)
+    gap = ev.template_gap
+    if gap is not None and gap <= th.template_right:
+        return Verdict("right", SURE)  # the player's own takes: the call owed
     if owed & {w.text for w in ev.decoded}:
         return Verdict("unsure", min(least, UNSURE))  # the call owed was heard too
     bar = th.mistake if ev.expected else th.mistake_silent
+    if gap is not None:
+        if gap < th.template_mistake:
+            return Verdict("unsure", min(least, UNSURE))
+        bar = min(bar, th.mistake_enrolled)
     caller = ev.reference_db is not None and ev.loud_db >= ev.reference_db - th.caller_db
     clear = ev.floor_dbfs is not None and ev.loud_db - ev.floor_dbfs >= th.clear_snr_db
     if caller and clear and len(words) <= th.max_words and min(w.confidence for w in wrong) >= bar:

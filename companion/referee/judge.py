@@ -35,9 +35,11 @@ from companion.errors import EventError, RecognizerError
 from companion.events import Audio, Event, Say
 from companion.games.base import Match
 from companion.referee.decision import DEFAULT, Evidence, Thresholds, Verdict
+from companion.referee.enrollment import load_enrollment
 from companion.referee.recognizer import Recognizer, open_recognizer
 from companion.referee.steered import SteeredEar
 from companion.referee.stream import Heard, Listener
+from companion.referee.templates import Enrollment
 from companion.referee.vad import VadSettings
 from companion.session import Session
 from companion.voice.pack import VoicePack
@@ -116,7 +118,7 @@ def set_grammar(listener: Listener, match: Match[Any]) -> None:
     listener.set_vocabulary(match.game.listen_words(match.state),
                             match.game.utterance_items(match.state),
                             early=match.game.early_endpoint(match.state))
-    listener.set_expected(owed(match))
+    listener.set_expected(owed(match), match.game.speaker(match.state))
 
 
 def owed(match: Match[Any]) -> list[str] | None:
@@ -136,15 +138,19 @@ def owed(match: Match[Any]) -> list[str] | None:
 def hear_recording(recognizer: Recognizer, pcm: npt.NDArray[np.int16], rate: int, *,
                    start: float, later: Sequence[Event], match: Match[Any],
                    settings: EarSettings | None = None,
-                   ear: SteeredEar | None = None) -> list[Say]:
+                   ear: SteeredEar | None = None,
+                   enrollment: Enrollment | None = None) -> list[Say]:
     """The ``say`` events heard in a recording whose sample 0 is at ``start``
     seconds, given the session's ``later`` events (in time order) and the
     ``match`` as it stands at ``start`` (it is not changed). With ``ear`` (a
     microphone array), ``pcm`` is ``(n, M)``: the ear steers at the game's
-    expected speaker after each event and gives each say its seat."""
+    expected speaker after each event and gives each say its seat. With
+    ``enrollment``, each call is also compared with the caller's enrolled
+    takes (``companion.referee.templates``)."""
     s = settings or EarSettings()
     sim = match.copy()
-    listener = Listener(recognizer, rate, vad=s.vad, thresholds=s.thresholds, trace=s.trace)
+    listener = Listener(recognizer, rate, vad=s.vad, thresholds=s.thresholds, trace=s.trace,
+                        enrollment=enrollment)
     set_grammar(listener, sim)
     chunk = max(1, round(s.chunk * rate))
     says: list[Say] = []
@@ -159,7 +165,7 @@ def hear_recording(recognizer: Recognizer, pcm: npt.NDArray[np.int16], rate: int
             says.append(say)
             with contextlib.suppress(EventError):  # the copy only steers the grammar
                 sim.apply(say)
-            listener.set_expected(owed(sim))
+            listener.set_expected(owed(sim), sim.game.speaker(sim.state))
 
     def feed(n: int) -> None:
         nonlocal pos
@@ -210,6 +216,7 @@ def audio_handler(recognizer_name: str | None, pack: VoicePack, *,
     for a bad one or a recognizer that cannot load; the replay reports both
     on the ``audio`` event's line."""
     loaded: list[Recognizer] = [recognizer] if recognizer is not None else []
+    enrolled: dict[int, Enrollment | None] = {}  # per session: its takes, loaded once
 
     def handle(event: Audio, session: Session, match: Match[Any]) -> list[Event]:
         path = Path(session.base_dir) / event.path
@@ -218,17 +225,22 @@ def audio_handler(recognizer_name: str | None, pack: VoicePack, *,
         pcm, rate = read_wav_channels(path)  # a bad file is refused before the recognizer loads
         if not loaded:
             loaded.append(open_recognizer(recognizer_name, pack))
+        if id(session) not in enrolled:
+            enrolled[id(session)] = None if session.enrollment is None else load_enrollment(
+                session.enrollment, Path(session.base_dir))
+        enrollment = enrolled[id(session)]
         index = next(i for i, ev in enumerate(session.events) if ev is event)
         later = session.events[index + 1:]
         if session.seating is None:
             return list(hear_recording(loaded[0], mono_of(pcm), rate, start=event.t, later=later,
-                                       match=match, settings=settings))
+                                       match=match, settings=settings, enrollment=enrollment))
         ear = SteeredEar(session.seating, rate)
         if pcm.shape[1] != ear.channels:
             raise RecognizerError(
                 f"{str(path)!r} has {pcm.shape[1]} channels; the header's microphones "
                 f"need {ear.channels}, one per microphone")
         return list(hear_recording(loaded[0], pcm, rate, start=event.t, later=later,
-                                   match=match, settings=settings, ear=ear))
+                                   match=match, settings=settings, ear=ear,
+                                   enrollment=enrollment))
 
     return handle

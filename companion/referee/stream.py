@@ -30,7 +30,7 @@ from __future__ import annotations
 import math
 from collections import deque
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 import numpy.typing as npt
@@ -40,6 +40,7 @@ from companion.events import Say
 from companion.referee.clock import SampleClock
 from companion.referee.decision import (
     DEFAULT,
+    SURE,
     Evidence,
     Outcome,
     Thresholds,
@@ -48,6 +49,7 @@ from companion.referee.decision import (
     expected_of,
 )
 from companion.referee.recognizer import Recognizer, Word
+from companion.referee.templates import Enrollment
 from companion.referee.vad import Segment, Segmenter, VadSettings
 
 FOREGROUND_DB = 18.0
@@ -136,6 +138,11 @@ STRONG = 0.5
 """A sure call, whose loudness joins the reference (the engines' default
 ``min_confidence``)."""
 
+TEMPLATE_MARGIN_S = 0.1
+"""The heard words' span, widened by this many seconds each side, is what
+is compared with the caller's enrolled takes (the decoder's word edges are
+a frame or two off; the takes' own silence is trimmed the same way)."""
+
 TRAILING_S = 0.04
 """A word after the first that starts later than this many seconds before
 the last voiced frame lies in the trailing silence: a decoder pads a call's
@@ -193,12 +200,15 @@ class Listener:
     (default: a new one). ``levels``: the table's ``CallLevels`` (default: a
     new one). ``thresholds``: the decision's (``decision.DEFAULT``).
     ``trace``: a list that gets ``(Evidence, Verdict)`` of every decided
-    utterance (for the benchmark), or None."""
+    utterance (for the benchmark), or None. ``enrollment``: the players'
+    enrolled takes (``companion.referee.templates``), which the decision
+    weighs when the recognizer's words are not the call owed; None: none."""
 
     def __init__(self, recognizer: Recognizer, device_rate: int, *,
                  vad: VadSettings | None = None, clock: SampleClock | None = None,
                  levels: CallLevels | None = None, thresholds: Thresholds = DEFAULT,
-                 trace: list[tuple[Evidence, Verdict]] | None = None) -> None:
+                 trace: list[tuple[Evidence, Verdict]] | None = None,
+                 enrollment: Enrollment | None = None) -> None:
         self.recognizer = recognizer
         self.device_rate = int(device_rate)
         self.rate = recognizer.sample_rate
@@ -215,7 +225,9 @@ class Listener:
         self.thresholds = thresholds
         self.trace = trace
         self._expected: tuple[str, ...] | None = None
-        self._pending_expected: tuple[tuple[str, ...] | None] | None = None
+        self._caller: str | None = None
+        self._pending_expected: tuple[tuple[str, ...] | None, str | None] | None = None
+        self.enrollment = enrollment
 
     def _new_resampler(self) -> soxr.ResampleStream | None:
         if self.device_rate == self.rate:
@@ -235,16 +247,17 @@ class Listener:
         self._pending_vocab = (tuple(words), items, early)
         self._apply_vocab()
 
-    def set_expected(self, words: Sequence[str] | None) -> None:
+    def set_expected(self, words: Sequence[str] | None, player: str | None = None) -> None:
         """The call owed now (game words; empty: silence is owed; None:
-        unknown), what the decision judges the next utterances against;
-        like the vocabulary, it waits for an utterance boundary."""
-        self._pending_expected = (expected_of(words),)
+        unknown) and by whom (``player``: whose enrolled takes to compare
+        with; None: nobody's), what the decision judges the next utterances
+        against; like the vocabulary, it waits for an utterance boundary."""
+        self._pending_expected = (expected_of(words), player)
         self._apply_vocab()
 
     def _apply_vocab(self) -> None:
         if self._pending_expected is not None and not self.segmenter.in_speech:
-            self._expected = self._pending_expected[0]
+            self._expected, self._caller = self._pending_expected
             self._pending_expected = None
         if self._pending_vocab is not None and not self.segmenter.in_speech:
             words, items, early = self._pending_vocab
@@ -375,6 +388,14 @@ class Listener:
                             floor_dbfs=self.segmenter.floor_dbfs, expected=self._expected,
                             onset=onset)
         verdict = decide(evidence, self.thresholds)
+        matched = self._templates(pcm, heard) if verdict.outcome in ("unsure", "mistake") else None
+        if matched is not None:  # the caller's own takes have their say too
+            evidence = replace(evidence, template_gap=matched[0], template_word=matched[1])
+            verdict = decide(evidence, self.thresholds)
+        if (verdict.outcome == "right" and matched is not None and self._expected
+                and any(w.text not in self._expected for w in heard)):
+            # The player's own takes overruled the recognizer: the call owed.
+            heard = [Word(matched[1], heard[0].start, heard[-1].end, SURE)]
         if self.trace is not None and not early:
             self.trace.append((evidence, verdict))
         own = self._expected is None and verdict.outcome != "talk"  # nothing to judge by
@@ -391,6 +412,19 @@ class Listener:
         if sure:
             self.levels.add(loud)
         return result
+
+
+    def _templates(self, pcm: npt.NDArray[np.int16],
+                   heard: Sequence[Word]) -> tuple[float, str] | None:
+        """The caller's enrolled takes against the heard words' span of
+        ``pcm`` (``Enrollment.match``), when they can matter: a call owed,
+        and heard words that are not it. None otherwise."""
+        if (self.enrollment is None or not self._expected or not heard
+                or all(w.text in self._expected for w in heard)):
+            return None
+        lo = max(0, round((heard[0].start - TEMPLATE_MARGIN_S) * self.rate))
+        hi = round((heard[-1].end + TEMPLATE_MARGIN_S) * self.rate)
+        return self.enrollment.match(self._caller, self._expected, pcm[lo:hi])
 
 
 def foreground(seg: Segment, rate: int) -> tuple[int, int, int, int]:

@@ -1,0 +1,95 @@
+"""Voice enrollment in the session format: the ``enrollment`` header field.
+
+A session header may give each player's recorded takes of the count words::
+
+    "enrollment": {"Abby": {"one": ["voices/abby-one-1.wav", ...], ...}, ...}
+
+(paths relative to the session file; each a 16-bit mono or multi-channel WAV
+of that player saying that word once, at any rate from 8,000 to 192,000 Hz;
+channels are averaged and the audio resampled to 16,000 Hz). The ear then
+compares each call with the caller's own takes (``companion.referee.
+templates``). Without the field, nothing changes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import soxr
+
+from companion import jsonin
+from companion.errors import CompanionError
+from companion.referee.templates import RATE, Enrollment
+
+MAX_TAKES = 10
+"""Most takes one player may enroll of one word."""
+
+Takes = dict[str, dict[str, list[str]]]
+"""``{player: {word: [WAV path, ...]}}`` as the header gives it."""
+
+
+class EnrollmentError(CompanionError, ValueError):
+    """A bad ``enrollment`` header field or take; ``field`` names it
+    (``enrollment.Abby.one``)."""
+
+    def __init__(self, message: str, *, field: str | None = None) -> None:
+        super().__init__(message)
+        self.field = field
+
+
+def takes_from_header(header: Mapping[str, Any], players: Sequence[str]) -> Takes | None:
+    """The header's ``enrollment`` field checked: None when absent. Raises
+    ``EnrollmentError`` naming the field for a player not at the table, a
+    word that is not text, or takes that are not a list of WAV paths."""
+    value = header.get("enrollment")
+    if value is None:
+        return None
+    if not isinstance(value, dict):
+        raise EnrollmentError("enrollment must map each player to their words",
+                              field="enrollment")
+    out: Takes = {}
+    for player, words in value.items():
+        where = f"enrollment.{jsonin.short(str(player))}"
+        if player not in players:
+            raise EnrollmentError(f"{jsonin.short(str(player))} is not at the table",
+                                  field=where)
+        if not isinstance(words, dict):
+            raise EnrollmentError("each player's enrollment maps words to WAV files",
+                                  field=where)
+        out[player] = {}
+        for word, paths in words.items():
+            at = f"{where}.{jsonin.short(str(word))}"
+            if isinstance(paths, str):
+                paths = [paths]
+            if (not isinstance(paths, list) or not paths or len(paths) > MAX_TAKES
+                    or not all(isinstance(p, str) and p.strip() for p in paths)):
+                raise EnrollmentError(f"a word's takes are a list of 1 to {MAX_TAKES} WAV paths",
+                                      field=at)
+            if not str(word).strip():
+                raise EnrollmentError("an enrolled word cannot be empty", field=at)
+            out[player][str(word).strip().lower()] = list(paths)
+    return out
+
+
+def load_enrollment(takes: Takes, base_dir: Path) -> Enrollment:
+    """The templates of every take in ``takes`` (paths relative to
+    ``base_dir``). Raises ``OSError`` for a missing or unreadable file and
+    ``RecognizerError`` (an ``OSError``) for one that is not a usable WAV."""
+    from companion.referee.judge import mono_of, read_wav_channels
+
+    out = Enrollment()
+    for player, words in takes.items():
+        for word, paths in words.items():
+            for rel in paths:
+                path = base_dir / rel
+                if not path.is_file():
+                    raise FileNotFoundError(f"no enrollment file {str(path)!r}")
+                pcm, rate = read_wav_channels(path)
+                mono = mono_of(pcm)
+                if rate != RATE:
+                    mono = soxr.resample(mono, rate, RATE).astype(np.int16)
+                out.add(player, word, mono)
+    return out

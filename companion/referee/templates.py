@@ -1,0 +1,220 @@
+"""Enrolled voice templates: each player's own takes of the count words.
+
+At setup each player says the count words (``enrollment``); the ear then
+compares an utterance with that player's takes by dynamic time warping
+(DTW) over mel-frequency cepstra, the classic speaker-dependent
+isolated-word method (Sakoe & Chiba 1978; features after Davis &
+Mermelstein 1980). It gives the decision a second, independent opinion on
+"was the call owed said?": the **template gap** is the DTW distance to the
+nearest take of the call owed minus the distance to the nearest take of any
+other enrolled word. Below zero the call owed fits best; well above zero
+another count word does. pocketsphinx's general model confuses words such
+as "six" and "eight" on band-limited voices; a player's own takes rarely do
+(``../shared/human-calls/STUDY.md``; measured in ``bench/RESULTS.md``).
+
+Everything here is numpy and scipy: librosa would bring numba (too heavy for
+the Pi's memory budget) and the permissive DTW packages ship no compiled
+aarch64 wheel. Audio is 16-bit mono PCM at ``RATE`` Hz.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+import numpy.typing as npt
+from scipy.fft import dct
+
+RATE = 16000
+"""Sample rate of the audio templates are made from and compared with, Hz."""
+FRAME_S, STEP_S = 0.025, 0.010
+"""Analysis window and step, seconds."""
+N_FFT = 512
+N_MELS = 26
+N_CEPS = 12
+"""Mel filters, and cepstra kept (c1..c12; c0, the level, is left out so a
+louder or quieter take still matches)."""
+FMIN_HZ, FMAX_HZ = 100.0, 3800.0
+"""The filterbank's band, Hz: telephone-band so 8 kHz recordings (upsampled)
+and full-band microphones give the same features."""
+TRIM_DB = 30.0
+"""An utterance is cut to the frames within this many dB of its loudest
+before matching (the silence and breath around a word differ take to take)."""
+FLOOR_DB = 10.0
+"""... and at least this many dB above its noise floor (its quietest tenth
+of frames), so the noise around a word in a loud room is cut as well."""
+MIN_FRAMES = 8
+"""Fewer voiced frames than this (80 ms) is no word: no gap is given."""
+
+
+def _mel(f: npt.NDArray[np.float64] | float) -> npt.NDArray[np.float64]:
+    return np.asarray(2595.0 * np.log10(1.0 + np.asarray(f) / 700.0))
+
+
+def _filterbank() -> npt.NDArray[np.float64]:
+    edges = 700.0 * (10 ** (np.linspace(_mel(FMIN_HZ), _mel(FMAX_HZ), N_MELS + 2) / 2595.0) - 1)
+    bins = np.fft.rfftfreq(N_FFT, 1.0 / RATE)
+    fb = np.zeros((N_MELS, len(bins)))
+    for i in range(N_MELS):
+        lo, mid, hi = edges[i:i + 3]
+        fb[i] = np.clip(np.minimum((bins - lo) / (mid - lo), (hi - bins) / (hi - mid)), 0.0, None)
+    return fb
+
+
+_FB = _filterbank()
+_WINDOW = np.hamming(round(FRAME_S * RATE))
+
+
+def trim(pcm: npt.ArrayLike) -> npt.NDArray[np.float64]:
+    """The loud part of ``pcm`` (mono samples at ``RATE``): from the first to
+    the last 10 ms frame within ``TRIM_DB`` of the loudest, as float."""
+    x = np.asarray(pcm, dtype=np.float64).reshape(-1)
+    step = round(STEP_S * RATE)
+    n = len(x) // step
+    if n == 0:
+        return x
+    power = (x[:n * step].reshape(n, step) ** 2).mean(axis=1) + 1e-3
+    db = 10 * np.log10(power)
+    floor = float(np.percentile(db, 10))
+    loud = np.flatnonzero(db >= min(db.max() - 3.0, max(db.max() - TRIM_DB, floor + FLOOR_DB)))
+    return x[loud[0] * step:(loud[-1] + 1) * step]
+
+
+def features(pcm: npt.ArrayLike) -> npt.NDArray[np.float32]:
+    """MFCCs (c1..c12) and their deltas of a word, shape ``(frames, 24)``,
+    from mono samples at ``RATE`` Hz, cut to the loud part (``trim``), with
+    the utterance's cepstral mean removed (channel and level cancel out).
+    Shape ``(0, 24)`` for audio shorter than one window."""
+    x = trim(pcm)
+    size, step = len(_WINDOW), round(STEP_S * RATE)
+    if len(x) < size:
+        return np.zeros((0, 2 * N_CEPS), dtype=np.float32)
+    x = np.append(x[0], x[1:] - 0.97 * x[:-1])  # pre-emphasis
+    frames = np.lib.stride_tricks.sliding_window_view(x, size)[::step] * _WINDOW
+    power = np.abs(np.fft.rfft(frames, N_FFT)) ** 2
+    logmel = np.log(power @ _FB.T + 1e-3)
+    ceps = dct(logmel, type=2, norm="ortho", axis=1)[:, 1:N_CEPS + 1]
+    ceps -= ceps.mean(axis=0)
+    delta = np.gradient(ceps, axis=0) if len(ceps) > 1 else np.zeros_like(ceps)
+    return np.hstack([ceps, delta]).astype(np.float32)
+
+
+def distance(a: npt.NDArray[np.float32], b: npt.NDArray[np.float32]) -> float:
+    """The DTW distance between two feature sequences ``(n, d)`` and ``(m, d)``
+    (``distances`` with one template)."""
+    return float(distances(a, [b])[0])
+
+
+def distances(a: npt.NDArray[np.float32],
+              templates: Sequence[npt.NDArray[np.float32]]) -> npt.NDArray[np.float64]:
+    """The DTW distance from a feature sequence ``(n, d)`` to each of
+    ``templates`` (``(m_k, d)`` each), shape ``(len(templates),)``: the least
+    total Euclidean frame distance along a warping path with the symmetric
+    slope constraint P = 1 of Sakoe & Chiba (no more than two steps along
+    one sequence for one along the other), per unit of path weight
+    (n + m_k). ``inf`` where no such path exists (one sequence more than
+    twice the other's length) or a sequence is empty. All templates are
+    warped at once (padded to the longest; a path never looks right of its
+    own column, so the padding changes nothing)."""
+    k = len(templates)
+    n = len(a)
+    lengths = np.array([len(t) for t in templates], dtype=np.int64)
+    out = np.full(k, np.inf)
+    if n == 0 or k == 0 or lengths.max(initial=0) == 0:
+        return out
+    m = int(lengths.max())
+    pad = np.zeros((k, m, a.shape[1]), dtype=np.float64)
+    for i, t in enumerate(templates):
+        pad[i, :len(t)] = t
+    q = a.astype(np.float64)
+    square = (q * q).sum(axis=1)[None, :, None] + (pad * pad).sum(axis=2)[:, None, :]
+    cost = np.sqrt(np.maximum(square - 2 * (pad @ q.T).transpose(0, 2, 1), 0.0))  # (k, n, m)
+    cost = np.where(np.arange(m)[None, None, :] >= lengths[:, None, None], np.inf, cost)
+    inf = np.inf
+    # acc[:, i + 2, j + 2]: the best path weight to (i, j); two rows and columns of padding.
+    acc = np.full((k, n + 2, m + 2), inf)
+    col = np.full((k, 1), inf)
+    for i in range(n):
+        r = i + 2
+        here = cost[:, i]
+        diag = acc[:, r - 1, 1:m + 1] + 2 * here
+        left = np.concatenate((col, cost[:, i, :-1]), axis=1)  # cost(i, j-1)
+        wide = acc[:, r - 1, :m] + 2 * left + here  # from (i-1, j-2) via (i, j-1)
+        above = cost[:, i - 1] if i > 0 else np.full((k, m), inf)
+        tall = acc[:, r - 2, 1:m + 1] + 2 * above + here  # from (i-2, j-1) via (i-1, j)
+        row = np.minimum(diag, np.minimum(wide, tall))
+        if i == 0:
+            row[:, 0] = 2 * cost[:, 0, 0]
+        acc[:, r, 2:] = row
+    ends = acc[np.arange(k), n + 1, lengths + 1]
+    ok = lengths > 0
+    out[ok] = ends[ok] / (n + lengths[ok])
+    return out
+
+
+@dataclass
+class Enrollment:
+    """The players' enrolled takes: ``takes[player][word]`` is a list of
+    feature sequences (``features``). Words are game words in lower case."""
+
+    takes: dict[str, dict[str, list[npt.NDArray[np.float32]]]] = field(default_factory=dict)
+
+    def add(self, player: str, word: str, pcm: npt.ArrayLike) -> bool:
+        """Enroll one take (mono samples at ``RATE`` Hz) of ``word`` by
+        ``player``; False (nothing kept) if it holds too little voice."""
+        feats = features(pcm)
+        if len(feats) < MIN_FRAMES:
+            return False
+        self.takes.setdefault(player, {}).setdefault(word.strip().lower(), []).append(feats)
+        return True
+
+    def words(self, player: str) -> set[str]:
+        """The words ``player`` has enrolled."""
+        return set(self.takes.get(player, {}))
+
+    def gap(self, player: str | None, expected: Sequence[str] | None,
+            pcm: npt.ArrayLike) -> float | None:
+        """The template gap of an utterance (mono samples at ``RATE`` Hz)
+        for the call owed ``expected`` by ``player`` (``match``'s first
+        figure), or None when it cannot be told."""
+        got = self.match(player, expected, pcm)
+        return None if got is None else got[0]
+
+    def match(self, player: str | None, expected: Sequence[str] | None,
+              pcm: npt.ArrayLike) -> tuple[float, str] | None:
+        """``(gap, word)`` for an utterance (mono samples at ``RATE`` Hz) and
+        the call owed ``expected`` by ``player``: the DTW distance to the
+        nearest enrolled take of an ``expected`` word minus that to the
+        nearest take of any other word the player enrolled (see the module
+        docstring), and which ``expected`` word was nearest. None when it
+        cannot be told: no player or call owed, an owed word or every other
+        word not enrolled, too little voice, or a length no take can be
+        warped to."""
+        if player is None or not expected:
+            return None
+        mine = self.takes.get(player, {})
+        owed = {w.strip().lower() for w in expected}
+        if not owed <= set(mine) or not set(mine) - owed:
+            return None
+        feats = features(pcm)
+        if len(feats) < MIN_FRAMES:
+            return None
+        words = [w for w, takes in mine.items() for _ in takes]
+        found = distances(feats, [t for takes in mine.values() for t in takes])
+        near = {w: float(found[[i for i, x in enumerate(words) if x == w]].min()) for w in mine}
+        word = min(owed, key=lambda w: near[w])
+        other = min(d for w, d in near.items() if w not in owed)
+        if not np.isfinite(near[word]) or not np.isfinite(other):
+            return None  # the lengths differ too much to tell (a cut word, or talk)
+        return float(near[word] - other), word
+
+
+def enrollment_of(clips: Mapping[str, Mapping[str, Iterable[npt.ArrayLike]]]) -> Enrollment:
+    """An ``Enrollment`` from ``{player: {word: [pcm at RATE Hz, ...]}}``."""
+    out = Enrollment()
+    for player, words in clips.items():
+        for word, takes in words.items():
+            for pcm in takes:
+                out.add(player, word, pcm)
+    return out
