@@ -67,7 +67,7 @@ def enroll_set(data: Path, out: Path, takes: int, raw: Path) -> int:
                              for w in COUNT_WORDS}
                     for player, voice in voices.get(session.stem, {}).items()}
                 (dest / session.name).write_text(
-                    "\n".join([json.dumps(header)] + lines[1:]) + "\n")
+                    "\n".join([json.dumps(header), *lines[1:]]) + "\n")
                 for wav in cond.glob(f"{session.stem}*.wav"):
                     link = dest / wav.name
                     if not link.exists():

@@ -23,7 +23,7 @@ from companion.events import Event
 from companion.games import make_game
 from companion.games.base import Game
 from companion.games.lexicon import ENGLISH, Lexicon
-from companion.referee.enrollment import EnrollmentError, Takes, takes_from_header
+from companion.referee.enrollment import EnrollmentError, Takes, check_files, takes_from_header
 
 PLAYER_FIELDS = ("player", "by", "target", "targets", "seat")
 """Event fields that name players; checked against the header's players."""
@@ -111,6 +111,8 @@ def parse_lines(lines: Iterable[str | bytes], *, base_dir: Path | None = None,
             try:
                 seating = seating_from_header(obj, game.players)
                 enrollment = takes_from_header(obj, game.players)
+                if enrollment is not None and base_dir is not None:
+                    check_files(enrollment, base_dir)
             except (ArrayError, EnrollmentError) as exc:
                 raise SessionError(str(exc), line=number, field=exc.field) from None
             continue

@@ -74,3 +74,58 @@ def test_table_talk_makes_no_false_mistake(session: str) -> None:
     assert all(c["kind"] in ("right", "gun") for c in t["calls"])
     rulings = replay("babble10", session)
     assert [r for r in rulings if r["type"] == "mistake"] == []
+
+
+def enrolled_copy(tmp: Path, condition: str, session: str) -> Path:
+    """``session`` of the shared set with each speaking player's enrollment
+    in its header (``bench/enrolled.py``'s way: takes 0-2 of "one".."seven" of
+    the player's own FSDD speaker, takes no session says)."""
+    raw = SESSIONS.parent / "raw" / "fsdd"
+    src = SESSIONS / "dev" / condition / f"{session}.jsonl"
+    lines = src.read_text().splitlines()
+    header = json.loads(lines[0])
+    words = ["one", "two", "three", "four", "five", "six", "seven"]
+    voices = {c["player"]: c["voice"] for c in truth(session)["calls"]}
+    header["enrollment"] = {p: {w: [str(raw / f"{d}_{v}_{k}.wav") for k in range(3)]
+                                for d, w in enumerate(words, start=1)}
+                            for p, v in voices.items()}
+    (tmp / f"{session}.wav").symlink_to((src.parent / f"{session}.wav").resolve())
+    out = tmp / f"{session}.jsonl"
+    out.write_text("\n".join([json.dumps(header), *lines[1:]]) + "\n")
+    return out
+
+
+def replay_file(path: Path) -> list[dict[str, Any]]:
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(
+        p for p in (str(REPO), os.environ.get("PYTHONPATH")) if p)}
+    done = subprocess.run([sys.executable, "-m", "companion.cli", "replay", str(path)],
+                          capture_output=True, text=True, env=env, timeout=600)
+    assert done.returncode == 0, done.stderr
+    return [json.loads(x) for x in done.stdout.splitlines() if x.strip()]
+
+
+def test_enrolled_takes_confirm_a_six_the_recognizer_heard_as_two(tmp_path: Path) -> None:
+    """s000, clean: Beth's "six" (george) comes out of the recognizer as
+    "two", so without enrollment it is left unsure. With each player's own
+    takes of the count words in the header, every call of the round is
+    confirmed in turn and no mistake is ruled."""
+    t = truth("s000")
+    plain = replay("clean", "s000")
+    six = next(c for c in t["calls"] if c["count"] == 6)
+    assert (six["player"], 6) not in {(r["player"], r["count"]) for r in plain
+                                       if r["type"] == "call_ok"}
+    rulings = replay_file(enrolled_copy(tmp_path, "clean", "s000"))
+    assert not [r for r in rulings if r["type"] == "mistake"]
+    ok = [(r["player"], r["count"]) for r in rulings if r["type"] == "call_ok"]
+    assert ok == [(c["player"], c["count"]) for c in t["calls"] if c["kind"] == "right"]
+
+
+def test_enrolled_takes_catch_an_out_of_range_number(tmp_path: Path) -> None:
+    """s010, clean: "nine" where a six was due is ruled a wrong number for
+    its caller once the caller's own takes of the count words are known
+    (without them it is left unsure: see the test above)."""
+    t = truth("s010")
+    last = t["calls"][-1]
+    rulings = replay_file(enrolled_copy(tmp_path, "clean", "s010"))
+    mistakes = [(m["player"], m["kind"]) for m in rulings if m["type"] == "mistake"]
+    assert mistakes == [(last["player"], "wrong_number")]

@@ -122,7 +122,7 @@ class Evidence:
     ``onset``: seconds on the table clock. ``template_gap``: the caller's
     enrolled takes' verdict on the call owed (``Enrollment.match``; None:
     no enrollment, or it could not tell), ``template_word``: the owed word
-    whose takes fit best."""
+    whose takes fit best; ``enrolled``: the words the caller enrolled."""
 
     words: tuple[Word, ...]
     decoded: tuple[Word, ...] = ()
@@ -133,6 +133,7 @@ class Evidence:
     onset: float = 0.0
     template_gap: float | None = None
     template_word: str | None = None
+    enrolled: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True)
@@ -161,8 +162,10 @@ def decide(ev: Evidence, th: Thresholds = DEFAULT) -> Verdict:
     if not wrong:
         return Verdict("right", SURE)
     gap = ev.template_gap
-    if gap is not None and gap <= th.template_right:
-        return Verdict("right", SURE)  # the player's own takes: the call owed
+    if gap is not None and gap <= th.template_right and all(w.text in ev.enrolled for w in wrong):
+        # The player's own takes tell the count words apart: the call owed. A
+        # word they never enrolled ("eight") they cannot rule out.
+        return Verdict("right", SURE)
     if owed & {w.text for w in ev.decoded}:
         return Verdict("unsure", min(least, UNSURE))  # the call owed was heard too
     bar = th.mistake if ev.expected else th.mistake_silent

@@ -52,7 +52,7 @@ def takes_from_header(header: Mapping[str, Any], players: Sequence[str]) -> Take
                               field="enrollment")
     out: Takes = {}
     for player, words in value.items():
-        where = f"enrollment.{jsonin.short(str(player))}"
+        where = f"enrollment.{str(player)[:jsonin.SHORT]}"
         if player not in players:
             raise EnrollmentError(f"{jsonin.short(str(player))} is not at the table",
                                   field=where)
@@ -61,7 +61,7 @@ def takes_from_header(header: Mapping[str, Any], players: Sequence[str]) -> Take
                                   field=where)
         out[player] = {}
         for word, paths in words.items():
-            at = f"{where}.{jsonin.short(str(word))}"
+            at = f"{where}.{str(word)[:jsonin.SHORT]}"
             if isinstance(paths, str):
                 paths = [paths]
             if (not isinstance(paths, list) or not paths or len(paths) > MAX_TAKES
@@ -72,6 +72,18 @@ def takes_from_header(header: Mapping[str, Any], players: Sequence[str]) -> Take
                 raise EnrollmentError("an enrolled word cannot be empty", field=at)
             out[player][str(word).strip().lower()] = list(paths)
     return out
+
+
+def check_files(takes: Takes, base_dir: Path) -> None:
+    """Raise ``EnrollmentError`` naming the field of the first take whose
+    file is not there (paths relative to ``base_dir``)."""
+    for player, words in takes.items():
+        for word, paths in words.items():
+            for rel in paths:
+                if not (base_dir / rel).is_file():
+                    raise EnrollmentError(f"no enrollment file {jsonin.short(rel)}",
+                                          field=f"enrollment.{player[:jsonin.SHORT]}."
+                                                f"{word[:jsonin.SHORT]}")
 
 
 def load_enrollment(takes: Takes, base_dir: Path) -> Enrollment:

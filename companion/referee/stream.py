@@ -390,7 +390,8 @@ class Listener:
         verdict = decide(evidence, self.thresholds)
         matched = self._templates(pcm, heard) if verdict.outcome in ("unsure", "mistake") else None
         if matched is not None:  # the caller's own takes have their say too
-            evidence = replace(evidence, template_gap=matched[0], template_word=matched[1])
+            evidence = replace(evidence, template_gap=matched[0], template_word=matched[1],
+                               enrolled=frozenset(self.enrollment.words(self._caller or "")))
             verdict = decide(evidence, self.thresholds)
         if (verdict.outcome == "right" and matched is not None and self._expected
                 and any(w.text not in self._expected for w in heard)):

@@ -46,6 +46,10 @@ FLOOR_DB = 10.0
 of frames), so the noise around a word in a loud room is cut as well."""
 MIN_FRAMES = 8
 """Fewer voiced frames than this (80 ms) is no word: no gap is given."""
+VOICE_DBFS = -55.0
+VOICE_RISE_DB = 15.0
+"""Audio whose loudest 10 ms frame is below ``VOICE_DBFS`` (dB re int16 full
+scale), or less than ``VOICE_RISE_DB`` above its noise floor, holds no word."""
 
 
 def _mel(f: npt.NDArray[np.float64] | float) -> npt.NDArray[np.float64]:
@@ -68,7 +72,8 @@ _WINDOW = np.hamming(round(FRAME_S * RATE))
 
 def trim(pcm: npt.ArrayLike) -> npt.NDArray[np.float64]:
     """The loud part of ``pcm`` (mono samples at ``RATE``): from the first to
-    the last 10 ms frame within ``TRIM_DB`` of the loudest, as float."""
+    the last 10 ms frame within ``TRIM_DB`` of the loudest and ``FLOOR_DB``
+    above the floor, as float; empty when it holds no voice (``VOICE_*``)."""
     x = np.asarray(pcm, dtype=np.float64).reshape(-1)
     step = round(STEP_S * RATE)
     n = len(x) // step
@@ -77,6 +82,8 @@ def trim(pcm: npt.ArrayLike) -> npt.NDArray[np.float64]:
     power = (x[:n * step].reshape(n, step) ** 2).mean(axis=1) + 1e-3
     db = 10 * np.log10(power)
     floor = float(np.percentile(db, 10))
+    if db.max() < VOICE_DBFS + 20 * np.log10(32768.0) or db.max() - floor < VOICE_RISE_DB:
+        return x[:0]
     loud = np.flatnonzero(db >= min(db.max() - 3.0, max(db.max() - TRIM_DB, floor + FLOOR_DB)))
     return x[loud[0] * step:(loud[-1] + 1) * step]
 

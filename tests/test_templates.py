@@ -1,0 +1,123 @@
+"""Enrolled voice templates (``companion.referee.templates``) and the
+``enrollment`` header field (``companion.referee.enrollment``).
+
+The DTW is checked against a plain reading of Sakoe & Chiba's recurrence;
+the templates on real voices (FSDD takes of the development speakers in
+``../shared/human-calls``: takes 0-2 enroll, later takes are the calls)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import wave
+from pathlib import Path
+
+import numpy as np
+import pytest
+import soxr
+
+from companion.referee.templates import RATE, Enrollment, distance, distances, features
+
+REPO = Path(__file__).resolve().parents[1]
+FSDD = next((p for p in (REPO / ".." / "shared" / "human-calls" / "raw" / "fsdd",
+                         REPO / ".." / ".." / "shared" / "human-calls" / "raw" / "fsdd")
+             if p.is_dir()), REPO / ".." / "shared" / "human-calls" / "raw" / "fsdd")
+WORDS = ["zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine"]
+HEADER = {"game": "nasty7", "players": ["Abby", "Beth", "Carter", "Debbie"]}
+
+
+def plain_dtw(a: np.ndarray, b: np.ndarray) -> float:
+    """Sakoe & Chiba's symmetric P = 1 recurrence, cell by cell."""
+    n, m = len(a), len(b)
+    d = np.sqrt(((a[:, None] - b[None]) ** 2).sum(-1))
+    g = np.full((n, m), np.inf)
+    g[0, 0] = 2 * d[0, 0]
+    for i in range(n):
+        for j in range(m):
+            steps = []
+            if i >= 1 and j >= 1:
+                steps.append(g[i - 1, j - 1] + 2 * d[i, j])
+            if i >= 1 and j >= 2:
+                steps.append(g[i - 1, j - 2] + 2 * d[i, j - 1] + d[i, j])
+            if i >= 2 and j >= 1:
+                steps.append(g[i - 2, j - 1] + 2 * d[i - 1, j] + d[i, j])
+            if steps:
+                g[i, j] = min(steps)
+    return float(g[n - 1, m - 1] / (n + m))
+
+
+def test_batched_dtw_equals_the_recurrence_cell_by_cell() -> None:
+    rng = np.random.default_rng(3)
+    a = rng.normal(size=(17, 4)).astype(np.float32)
+    templates = [rng.normal(size=(k, 4)).astype(np.float32) for k in (9, 12, 17, 25, 34, 40)]
+    got = distances(a, templates)
+    want = [plain_dtw(a, t) for t in templates]
+    assert np.isinf(got[-1]) and np.isinf(want[-1])  # 40 frames: more than twice 17
+    np.testing.assert_allclose(got[:-1], want[:-1], rtol=1e-6)
+    assert distance(a, a) == pytest.approx(0.0, abs=1e-4)
+
+
+def test_silence_has_no_features_and_cannot_be_enrolled() -> None:
+    quiet = np.zeros(RATE // 2, dtype=np.int16)
+    assert features(quiet[:100]).shape == (0, 24)
+    assert not Enrollment().add("Abby", "one", quiet)
+
+
+def take(digit: int, voice: str, k: int) -> np.ndarray:
+    with wave.open(str(FSDD / f"{digit}_{voice}_{k}.wav"), "rb") as wf:
+        pcm = np.frombuffer(wf.readframes(wf.getnframes()), dtype=np.int16)
+        rate = wf.getframerate()
+    pad = np.zeros(rate // 5, dtype=np.int16)
+    return soxr.resample(np.concatenate([pad, pcm, pad]), rate, RATE).astype(np.int16)
+
+
+@pytest.mark.skipif(not FSDD.is_dir(), reason="../shared/human-calls is not here")
+@pytest.mark.parametrize("voice", ["george", "jackson", "lucas"])
+def test_a_players_own_takes_tell_their_count_words_apart(voice: str) -> None:
+    """Enrolled on takes 0-2 of "one".."seven", later takes of the same
+    speaker fit the word said best (gap below zero) and another count word
+    owed is told apart (gap above zero), "six" against "two" included (words
+    the recognizer confuses)."""
+    enrolled = Enrollment()
+    for digit in range(1, 8):
+        for k in range(3):
+            assert enrolled.add("Abby", WORDS[digit], take(digit, voice, k))
+    assert enrolled.words("Abby") == set(WORDS[1:8])
+    for digit, owed, fits in [(6, "six", True), (6, "two", False), (2, "two", True),
+                              (3, "three", True), (7, "one", False)]:
+        gap = enrolled.gap("Abby", [owed], take(digit, voice, 40))
+        assert gap is not None
+        assert (gap < 0) == fits, (digit, owed, gap)
+    assert enrolled.gap("Beth", ["six"], take(6, voice, 40)) is None  # Beth never enrolled
+    assert enrolled.gap("Abby", ["nine"], take(9, voice, 40)) is None  # "nine" not enrolled
+
+
+def write_session(tmp_path: Path, header: dict[str, object]) -> Path:
+    path = tmp_path / "s.jsonl"
+    path.write_text(json.dumps(header) + "\n" + '{"t": 0.0, "type": "audio", "path": "s.wav"}\n')
+    with wave.open(str(tmp_path / "s.wav"), "wb") as wf:
+        wf.setnchannels(1)
+        wf.setsampwidth(2)
+        wf.setframerate(16000)
+        wf.writeframes(np.zeros(16000, dtype=np.int16).tobytes())
+    return path
+
+
+@pytest.mark.parametrize(("enrollment", "where"), [
+    ([], "field 'enrollment'"),
+    ({"Zed": {"one": ["a.wav"]}}, "field 'enrollment.Zed'"),
+    ({"Abby": ["a.wav"]}, "field 'enrollment.Abby'"),
+    ({"Abby": {"one": []}}, "field 'enrollment.Abby.one'"),
+    ({"Abby": {"one": [3]}}, "field 'enrollment.Abby.one'"),
+    ({"Abby": {"one": "missing.wav"}}, "line 1, field 'enrollment.Abby.one'"),
+])
+def test_a_bad_enrollment_is_one_line_naming_the_field_and_exit_2(
+        tmp_path: Path, enrollment: object, where: str) -> None:
+    path = write_session(tmp_path, {**HEADER, "enrollment": enrollment})
+    proc = subprocess.run([sys.executable, "-m", "companion.cli", "replay", str(path)],
+                          capture_output=True, text=True, check=False, cwd=tmp_path)
+    assert proc.returncode == 2, proc.stderr
+    assert where in proc.stderr
+    assert "Traceback" not in proc.stderr
+    assert len(proc.stderr.strip().splitlines()) == 1
