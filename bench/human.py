@@ -47,6 +47,7 @@ Figures per backend, split and condition:
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
 import subprocess
@@ -141,7 +142,11 @@ def judge_session(truth: dict[str, Any], rulings: list[dict[str, Any]]) -> list[
 def replay_session(backend: backends.Backend, path: Path) -> tuple[list[dict[str, Any]], float,
                                                                   float]:
     """Rulings of one session heard through ``backend`` (``rule``); the CPU
-    seconds; the audio seconds."""
+    seconds; the audio seconds. The project's own ear (``backends.Project``)
+    hears it exactly as ``companion replay`` does (``judge.hear_recording``:
+    the call owed and the caller known after every event, the session's
+    enrollment if it has one), metered per block (``metered``); peers
+    stream it with the round's whole vocabulary (``referee.hear``)."""
     import referee
 
     from companion.events import Audio
@@ -158,11 +163,67 @@ def replay_session(backend: backends.Backend, path: Path) -> tuple[list[dict[str
             if rate != backends.RATE:
                 raise ValueError(f"{path}: audio at {rate} Hz, not {backends.RATE}")
             pcm = np.clip(np.round(x * 32768), -32768, 32767).astype("<i2")
-            items, _, spent = referee.hear(backend, pcm, words, ev.t, clock="cpu")
+            if isinstance(backend, backends.Project):
+                items, spent = metered(backend, session, ev, pcm)
+            else:
+                items, _, spent = referee.hear(backend, pcm, words, ev.t, clock="cpu")
             cpu += spent
             seconds += len(pcm) / rate
             heard += [(h.say, h.ready + ev.t) for h in items]
     return rule(session, heard), cpu, seconds
+
+
+def metered(backend: Any, session: Any, audio: Any, pcm: np.ndarray) -> tuple[list[Any], float]:
+    """The project's ear on one recording, as ``companion replay`` hears it
+    (``judge.hear_recording``), each block charged the CPU seconds it took
+    (the phone loop's worker included) as if one otherwise idle core did it
+    all in turn, blocks arriving in real time: each say is ready when the
+    block that produced it is done. The says with their ready times (clip
+    seconds), and the CPU seconds."""
+    import referee
+
+    from companion.errors import EventError
+    from companion.events import Audio
+    from companion.games.base import Match
+    from companion.referee.enrollment import load_enrollment
+    from companion.referee.judge import EarSettings, hear_recording
+    from companion.referee.stream import Listener
+
+    meter = {"busy": 0.0, "fed": 0, "cpu": 0.0}
+    ready: list[float] = []
+
+    class Metered(Listener):
+        def feed(self, block: Any, first_sample_time: float | None = None) -> Any:
+            before = backends.cpu_s(backend)
+            out = super().feed(block, first_sample_time)
+            spent = backends.cpu_s(backend) - before
+            meter["fed"] += len(block)
+            meter["cpu"] += spent
+            meter["busy"] = max(meter["busy"], meter["fed"] / self.device_rate) + spent
+            ready.extend(meter["busy"] for _ in out)
+            return out
+
+        def flush(self) -> Any:
+            before = backends.cpu_s(backend)
+            out = super().flush()
+            spent = backends.cpu_s(backend) - before
+            meter["cpu"] += spent
+            meter["busy"] = max(meter["busy"], meter["fed"] / self.device_rate) + spent
+            ready.extend(meter["busy"] for _ in out)
+            return out
+
+    enrollment = None if session.enrollment is None else load_enrollment(
+        session.enrollment, Path(session.base_dir))
+    index = next(i for i, ev in enumerate(session.events) if ev is audio)
+    match: Any = Match(session.game)  # as it stands when the recording starts
+    for ev in session.events[:index]:
+        if not isinstance(ev, Audio):
+            with contextlib.suppress(EventError):
+                match.apply(ev)
+    says = hear_recording(backend.recognizer, pcm, backends.RATE, start=audio.t,
+                          later=session.events[index + 1:], match=match,
+                          settings=EarSettings(listener=Metered), enrollment=enrollment)
+    return [referee.Heard(say, at) for say, at in zip(says, ready, strict=True)], meter["cpu"]
 
 
 def rule(session: Any, heard: list[tuple[Any, float]]) -> list[dict[str, Any]]:

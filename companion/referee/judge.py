@@ -53,12 +53,14 @@ class EarSettings:
     """Settings of the judge's ear. ``vad``: the segmenter's (onset and
     end of utterances). ``chunk``: seconds per block fed [0.03].
     ``thresholds``: the decision's. ``trace``: gets every utterance's
-    ``(Evidence, Verdict)`` (the benchmark's), or None."""
+    ``(Evidence, Verdict)`` (the benchmark's), or None. ``listener``: the
+    ``Listener`` class (the benchmark's metered subclass)."""
 
     vad: VadSettings = field(default_factory=VadSettings)
     chunk: float = CHUNK_S
     thresholds: Thresholds = DEFAULT
     trace: list[tuple[Evidence, Verdict]] | None = None
+    listener: type[Listener] = Listener
 
 
 MAX_CHANNELS = 32
@@ -149,8 +151,8 @@ def hear_recording(recognizer: Recognizer, pcm: npt.NDArray[np.int16], rate: int
     takes (``companion.referee.templates``)."""
     s = settings or EarSettings()
     sim = match.copy()
-    listener = Listener(recognizer, rate, vad=s.vad, thresholds=s.thresholds, trace=s.trace,
-                        enrollment=enrollment)
+    listener = s.listener(recognizer, rate, vad=s.vad, thresholds=s.thresholds, trace=s.trace,
+                          enrollment=enrollment)
     set_grammar(listener, sim)
     chunk = max(1, round(s.chunk * rate))
     says: list[Say] = []
