@@ -84,7 +84,9 @@ def evidence_of(job: tuple[str, str]) -> list[dict[str, Any]]:
                     "expected": None if ev.expected is None else list(ev.expected),
                     "words": [[w.text, w.start, w.end, w.confidence] for w in ev.words],
                     "decoded": [[w.text, w.start, w.end, w.confidence] for w in ev.decoded],
-                    "outcome": verdict.outcome})
+                    "template_gap": ev.template_gap, "template_word": ev.template_word,
+                    "template_fit": ev.template_fit,
+                    "enrolled": sorted(ev.enrolled), "outcome": verdict.outcome})
     out_file.parent.mkdir(parents=True, exist_ok=True)
     out_file.write_text(json.dumps({
         "session": Path(path).stem, "rc": 0, "wall_s": round(wall, 3), "stderr": "",
@@ -99,7 +101,10 @@ def to_evidence(rec: dict[str, Any], expected: tuple[str, ...]) -> Any:
     return Evidence(words=tuple(Word(*w) for w in rec["words"]),
                     decoded=tuple(Word(*w) for w in rec["decoded"]), loud_db=rec["loud_db"],
                     reference_db=rec["reference_db"], floor_dbfs=rec.get("floor_dbfs"),
-                    expected=expected, onset=rec["onset"])
+                    expected=expected, onset=rec["onset"],
+                    template_gap=rec.get("template_gap"), template_word=rec.get("template_word"),
+                    template_fit=rec.get("template_fit"),
+                    enrolled=frozenset(rec.get("enrolled", ())))
 
 
 def collect(data: Path, runs: Path, conditions: list[str], jobs: int) -> list[dict[str, Any]]:

@@ -99,6 +99,7 @@ class Thresholds:
     talk_words: int = 3
     max_words: int = 2
     template_right: float = -0.1
+    template_fit: float = 1.3
     template_mistake: float = 0.3
     mistake_enrolled: float = 0.5
 
@@ -122,7 +123,8 @@ class Evidence:
     ``onset``: seconds on the table clock. ``template_gap``: the caller's
     enrolled takes' verdict on the call owed (``Enrollment.match``; None:
     no enrollment, or it could not tell), ``template_word``: the owed word
-    whose takes fit best; ``enrolled``: the words the caller enrolled."""
+    whose takes fit best, ``template_fit`` how well (``Match.fit``);
+    ``enrolled``: the words the caller enrolled."""
 
     words: tuple[Word, ...]
     decoded: tuple[Word, ...] = ()
@@ -133,6 +135,7 @@ class Evidence:
     onset: float = 0.0
     template_gap: float | None = None
     template_word: str | None = None
+    template_fit: float | None = None
     enrolled: frozenset[str] = frozenset()
 
 
@@ -162,9 +165,11 @@ def decide(ev: Evidence, th: Thresholds = DEFAULT) -> Verdict:
     if not wrong:
         return Verdict("right", SURE)
     gap = ev.template_gap
-    if gap is not None and gap <= th.template_right and all(w.text in ev.enrolled for w in wrong):
+    if gap is not None and gap <= th.template_right and (
+            all(w.text in ev.enrolled for w in wrong)
+            or (ev.template_fit is not None and ev.template_fit <= th.template_fit)):
         # The player's own takes tell the count words apart: the call owed. A
-        # word they never enrolled ("eight") they cannot rule out.
+        # word they never enrolled ("eight") only if the call fits as a repeat.
         return Verdict("right", SURE)
     if owed & {w.text for w in ev.decoded}:
         return Verdict("unsure", min(least, UNSURE))  # the call owed was heard too

@@ -49,7 +49,7 @@ from companion.referee.decision import (
     expected_of,
 )
 from companion.referee.recognizer import Recognizer, Word
-from companion.referee.templates import Enrollment
+from companion.referee.templates import Enrollment, Match
 from companion.referee.vad import Segment, Segmenter, VadSettings
 
 FOREGROUND_DB = 18.0
@@ -390,13 +390,14 @@ class Listener:
         verdict = decide(evidence, self.thresholds)
         matched = self._templates(pcm, heard) if verdict.outcome in ("unsure", "mistake") else None
         if matched is not None:  # the caller's own takes have their say too
-            evidence = replace(evidence, template_gap=matched[0], template_word=matched[1],
+            evidence = replace(evidence, template_gap=matched.gap, template_word=matched.word,
+                               template_fit=matched.fit,
                                enrolled=frozenset(self.enrollment.words(self._caller or "")))
             verdict = decide(evidence, self.thresholds)
         if (verdict.outcome == "right" and matched is not None and self._expected
                 and any(w.text not in self._expected for w in heard)):
             # The player's own takes overruled the recognizer: the call owed.
-            heard = [Word(matched[1], heard[0].start, heard[-1].end, SURE)]
+            heard = [Word(matched.word, heard[0].start, heard[-1].end, SURE)]
         if self.trace is not None and not early:
             self.trace.append((evidence, verdict))
         own = self._expected is None and verdict.outcome != "talk"  # nothing to judge by
@@ -416,7 +417,7 @@ class Listener:
 
 
     def _templates(self, pcm: npt.NDArray[np.int16],
-                   heard: Sequence[Word]) -> tuple[float, str] | None:
+                   heard: Sequence[Word]) -> Match | None:
         """The caller's enrolled takes against the heard words' span of
         ``pcm`` (``Enrollment.match``), when they can matter: a call owed,
         and heard words that are not it. None otherwise."""
@@ -425,7 +426,9 @@ class Listener:
             return None
         lo = max(0, round((heard[0].start - TEMPLATE_MARGIN_S) * self.rate))
         hi = round((heard[-1].end + TEMPLATE_MARGIN_S) * self.rate)
-        return self.enrollment.match(self._caller, self._expected, pcm[lo:hi])
+        floor = self.segmenter.floor_dbfs
+        snr = None if floor is None else max(_level_db(pcm, w, self.rate) for w in heard) - floor
+        return self.enrollment.match(self._caller, self._expected, pcm[lo:hi], snr)
 
 
 def foreground(seg: Segment, rate: int) -> tuple[int, int, int, int]:

@@ -46,6 +46,12 @@ FLOOR_DB = 10.0
 of frames), so the noise around a word in a loud room is cut as well."""
 MIN_FRAMES = 8
 """Fewer voiced frames than this (80 ms) is no word: no gap is given."""
+NOISY_SNR_DB = 30.0
+"""An utterance less than this many dB above its noise floor is also compared
+with copies of the takes in white noise at its own SNR (clean takes against a
+noisy call mislead DTW; the noisy copies of ``STUDY.md`` restore it)."""
+SNR_STEP_DB = 3.0
+"""Noisy copies are made (and kept) per step of this many dB of SNR."""
 VOICE_DBFS = -55.0
 VOICE_RISE_DB = 15.0
 """Audio whose loudest 10 ms frame is below ``VOICE_DBFS`` (dB re int16 full
@@ -73,7 +79,7 @@ _WINDOW = np.hamming(round(FRAME_S * RATE))
 def trim(pcm: npt.ArrayLike) -> npt.NDArray[np.float64]:
     """The loud part of ``pcm`` (mono samples at ``RATE``): from the first to
     the last 10 ms frame within ``TRIM_DB`` of the loudest and ``FLOOR_DB``
-    above the floor, as float; empty when it holds no voice (``VOICE_*``)."""
+    above the floor, as float."""
     x = np.asarray(pcm, dtype=np.float64).reshape(-1)
     step = round(STEP_S * RATE)
     n = len(x) // step
@@ -82,8 +88,6 @@ def trim(pcm: npt.ArrayLike) -> npt.NDArray[np.float64]:
     power = (x[:n * step].reshape(n, step) ** 2).mean(axis=1) + 1e-3
     db = 10 * np.log10(power)
     floor = float(np.percentile(db, 10))
-    if db.max() < VOICE_DBFS + 20 * np.log10(32768.0) or db.max() - floor < VOICE_RISE_DB:
-        return x[:0]
     loud = np.flatnonzero(db >= min(db.max() - 3.0, max(db.max() - TRIM_DB, floor + FLOOR_DB)))
     return x[loud[0] * step:(loud[-1] + 1) * step]
 
@@ -160,47 +164,124 @@ def distances(a: npt.NDArray[np.float32],
     return out
 
 
+def voiced(pcm: npt.ArrayLike) -> bool:
+    """Whether ``pcm`` (mono samples) holds a voice: its loudest 10 ms frame
+    at least ``VOICE_DBFS`` and ``VOICE_RISE_DB`` above its quietest tenth."""
+    x = np.asarray(pcm, dtype=np.float64).reshape(-1)
+    step = round(STEP_S * RATE)
+    n = len(x) // step
+    if n == 0:
+        return False
+    db = 10 * np.log10((x[:n * step].reshape(n, step) ** 2).mean(axis=1) + 1e-3)
+    return bool(db.max() >= VOICE_DBFS + 20 * np.log10(32768.0)
+                and db.max() - np.percentile(db, 10) >= VOICE_RISE_DB)
+
+
+@dataclass(frozen=True)
+class Match:
+    """An utterance against a player's takes, for the call owed.
+
+    ``gap``: the DTW distance to the nearest take of an owed word minus that
+    to the nearest take of any other enrolled word (below zero: the call
+    owed fits best). ``word``: the owed word whose takes fit best. ``fit``:
+    its distance over the spread of that word's takes (``Enrollment.spread``;
+    about 1 for a true repeat, larger for a word never enrolled; None with
+    a single take)."""
+
+    gap: float
+    word: str
+    fit: float | None = None
+
+
+def in_noise(pcm: npt.ArrayLike, snr_db: float, seed: int = 0) -> npt.NDArray[np.float64]:
+    """``pcm`` (mono samples) plus white noise ``snr_db`` dB below the RMS
+    level of its loud part (``trim``); the same noise for the same seed."""
+    x = np.asarray(pcm, dtype=np.float64).reshape(-1)
+    loud = trim(x)
+    rms = float(np.sqrt(np.mean(loud ** 2))) if len(loud) else 0.0
+    noise = np.random.default_rng(seed).normal(0.0, rms / 10 ** (snr_db / 20), len(x))
+    return np.clip(x + noise, -32768.0, 32767.0)
+
+
 @dataclass
 class Enrollment:
     """The players' enrolled takes: ``takes[player][word]`` is a list of
-    feature sequences (``features``). Words are game words in lower case."""
+    feature sequences (``features``), ``audio[player][word]`` the takes'
+    samples. Words are game words in lower case."""
 
     takes: dict[str, dict[str, list[npt.NDArray[np.float32]]]] = field(default_factory=dict)
+    audio: dict[str, dict[str, list[npt.NDArray[np.float64]]]] = field(default_factory=dict)
+    _noisy: dict[tuple[str, float], dict[str, list[npt.NDArray[np.float32]]]] = field(
+        default_factory=dict, repr=False)
 
     def add(self, player: str, word: str, pcm: npt.ArrayLike) -> bool:
         """Enroll one take (mono samples at ``RATE`` Hz) of ``word`` by
-        ``player``; False (nothing kept) if it holds too little voice."""
+        ``player``; False (nothing kept) if it holds too little voice
+        (``voiced``)."""
         feats = features(pcm)
-        if len(feats) < MIN_FRAMES:
+        if len(feats) < MIN_FRAMES or not voiced(pcm):
             return False
-        self.takes.setdefault(player, {}).setdefault(word.strip().lower(), []).append(feats)
+        word = word.strip().lower()
+        self.takes.setdefault(player, {}).setdefault(word, []).append(feats)
+        self.audio.setdefault(player, {}).setdefault(word, []).append(
+            np.asarray(pcm, dtype=np.float64).reshape(-1))
+        self._noisy = {k: v for k, v in self._noisy.items() if k[0] != player}
         return True
+
+    def spread(self, player: str, word: str) -> float | None:
+        """How far ``player``'s takes of ``word`` lie from each other: the
+        mean over its takes of the DTW distance to the nearest other take
+        (None with fewer than two takes): what a true repeat of the word
+        scores against them."""
+        takes = self.takes.get(player, {}).get(word, [])
+        if len(takes) < 2:
+            return None
+        near = [float(distances(t, takes[:i] + takes[i + 1:]).min()) for i, t in enumerate(takes)]
+        finite = [d for d in near if np.isfinite(d)]
+        return float(np.mean(finite)) if finite else None
+
+    def _templates(self, player: str,
+                   snr_db: float | None) -> dict[str, list[npt.NDArray[np.float32]]]:
+        """``player``'s templates per word: the takes, and below
+        ``NOISY_SNR_DB`` also their copies in noise at ``snr_db`` (rounded
+        to ``SNR_STEP_DB``; made once per step)."""
+        clean = self.takes.get(player, {})
+        if snr_db is None or snr_db >= NOISY_SNR_DB:
+            return clean
+        step = float(max(0.0, round(snr_db / SNR_STEP_DB) * SNR_STEP_DB))
+        key = (player, step)
+        if key not in self._noisy:
+            noisy: dict[str, list[npt.NDArray[np.float32]]] = {}
+            for word, takes in self.audio.get(player, {}).items():
+                copies = [features(in_noise(pcm, step, seed=i)) for i, pcm in enumerate(takes)]
+                noisy[word] = [c for c in copies if len(c) >= MIN_FRAMES]
+            self._noisy[key] = noisy
+        return {w: clean[w] + self._noisy[key].get(w, []) for w in clean}
 
     def words(self, player: str) -> set[str]:
         """The words ``player`` has enrolled."""
         return set(self.takes.get(player, {}))
 
     def gap(self, player: str | None, expected: Sequence[str] | None,
-            pcm: npt.ArrayLike) -> float | None:
+            pcm: npt.ArrayLike, snr_db: float | None = None) -> float | None:
         """The template gap of an utterance (mono samples at ``RATE`` Hz)
         for the call owed ``expected`` by ``player`` (``match``'s first
         figure), or None when it cannot be told."""
-        got = self.match(player, expected, pcm)
-        return None if got is None else got[0]
+        got = self.match(player, expected, pcm, snr_db)
+        return None if got is None else got.gap
 
     def match(self, player: str | None, expected: Sequence[str] | None,
-              pcm: npt.ArrayLike) -> tuple[float, str] | None:
-        """``(gap, word)`` for an utterance (mono samples at ``RATE`` Hz) and
-        the call owed ``expected`` by ``player``: the DTW distance to the
-        nearest enrolled take of an ``expected`` word minus that to the
-        nearest take of any other word the player enrolled (see the module
-        docstring), and which ``expected`` word was nearest. None when it
+              pcm: npt.ArrayLike, snr_db: float | None = None) -> Match | None:
+        """The ``Match`` of an utterance (mono samples at ``RATE`` Hz) with
+        ``player``'s takes, for the call owed ``expected``. None when it
         cannot be told: no player or call owed, an owed word or every other
         word not enrolled, too little voice, or a length no take can be
-        warped to."""
+        warped to. ``snr_db``: the utterance's level over the noise floor,
+        dB (None: unknown; below ``NOISY_SNR_DB`` noisy copies of the takes
+        join them)."""
         if player is None or not expected:
             return None
-        mine = self.takes.get(player, {})
+        mine = self._templates(player, snr_db)
         owed = {w.strip().lower() for w in expected}
         if not owed <= set(mine) or not set(mine) - owed:
             return None
@@ -214,7 +295,9 @@ class Enrollment:
         other = min(d for w, d in near.items() if w not in owed)
         if not np.isfinite(near[word]) or not np.isfinite(other):
             return None  # the lengths differ too much to tell (a cut word, or talk)
-        return float(near[word] - other), word
+        spread = self.spread(player, word)
+        fit = None if not spread else near[word] / spread
+        return Match(gap=float(near[word] - other), word=word, fit=fit)
 
 
 def enrollment_of(clips: Mapping[str, Mapping[str, Iterable[npt.ArrayLike]]]) -> Enrollment:
