@@ -119,36 +119,51 @@ def collect(data: Path, runs: Path, conditions: list[str], jobs: int) -> list[di
     return rows
 
 
+TEMPLATE_SWEEP = ((-0.1, 0.3, 0.5), (-0.1, 0.5, 0.5), (-0.1, 0.5, 0.8), (-0.1, 0.8, 0.5),
+                  (-0.3, 0.5, 0.5), (-0.5, 0.5, 0.5), (-0.1, 1.0, 0.9))
+"""``(template_right, template_mistake, mistake_enrolled)`` points swept on
+sessions with enrollment (``bench/enrolled.py``)."""
+
+
 def curve(rows: list[dict[str, Any]], truth: dict[str, Any], conditions: list[str],
           points: tuple[float, ...], snr: float | None = None,
           ) -> list[tuple[float, str, int, int, int, int, int]]:
     """Per point and condition: (threshold, condition, correct calls, false
     mistakes, wrong calls, caught, right); ``snr``: the ``clear_snr_db``
     (None: the default's)."""
-    from companion.referee.decision import DEFAULT, decide
+    from companion.referee.decision import DEFAULT
+
+    return [(point, *row) for point in points for row in score(
+        rows, truth, conditions, replace(DEFAULT, mistake=point, mistake_silent=point,
+                                         clear_snr_db=DEFAULT.clear_snr_db if snr is None
+                                         else snr))]
+
+
+def score(rows: list[dict[str, Any]], truth: dict[str, Any], conditions: list[str],
+          th: Any) -> list[tuple[str, int, int, int, int, int]]:
+    """Per condition at thresholds ``th``: (condition, correct calls, false
+    mistakes, wrong calls, caught, right)."""
+    from companion.referee.decision import decide
 
     out = []
-    for point in points:
-        th = replace(DEFAULT, mistake=point, mistake_silent=point,
-                     clear_snr_db=DEFAULT.clear_snr_db if snr is None else snr)
-        for cond in conditions:
-            n_right = fm = n_wrong = caught = right = 0
-            for sess, t in truth.items():
-                recs = [r for r in rows if r["condition"] == cond and r["session"] == sess]
-                for c in t["calls"]:
-                    if c["kind"] == "late":
-                        continue
-                    inside = [r for r in recs if c["flip_t"] <= r["onset"] < c["window_end"]]
-                    expected = () if c["card"] == "gun" else tuple(c["expected"].split())
-                    verdicts = [decide(to_evidence(r, expected), th).outcome for r in inside]
-                    if c["kind"] in ("right", "gun"):
-                        n_right += 1
-                        fm += "mistake" in verdicts
-                        right += "right" in verdicts and "mistake" not in verdicts
-                    else:
-                        n_wrong += 1
-                        caught += "mistake" in verdicts
-            out.append((point, cond, n_right, fm, n_wrong, caught, right))
+    for cond in conditions:
+        n_right = fm = n_wrong = caught = right = 0
+        for sess, t in truth.items():
+            recs = [r for r in rows if r["condition"] == cond and r["session"] == sess]
+            for c in t["calls"]:
+                if c["kind"] == "late":
+                    continue
+                inside = [r for r in recs if c["flip_t"] <= r["onset"] < c["window_end"]]
+                expected = () if c["card"] == "gun" else tuple(c["expected"].split())
+                verdicts = [decide(to_evidence(r, expected), th).outcome for r in inside]
+                if c["kind"] in ("right", "gun"):
+                    n_right += 1
+                    fm += "mistake" in verdicts
+                    right += "right" in verdicts and "mistake" not in verdicts
+                else:
+                    n_wrong += 1
+                    caught += "mistake" in verdicts
+        out.append((cond, n_right, fm, n_wrong, caught, right))
     return out
 
 
@@ -178,6 +193,19 @@ def main() -> None:
                   f"| {fm} ({100 * fm / max(n_right, 1):.1f} %) "
                   f"| {n_wrong} | {caught} ({100 * caught / max(n_wrong, 1):.0f} %) "
                   f"| {100 * right / max(n_right, 1):.0f} % |")
+    if any(r.get("template_gap") is not None for r in rows):
+        print("\nWith enrolled takes (the other thresholds at the operating point):\n")
+        print("| template_right | template_mistake | mistake_enrolled | condition "
+              "| correct calls | false mistakes | wrong calls | caught | decided right |")
+        print("|---|---|---|---|---|---|---|---|---|")
+        for right_at, mistake_at, bar in TEMPLATE_SWEEP:
+            th = replace(DEFAULT, template_right=right_at, template_mistake=mistake_at,
+                         mistake_enrolled=bar)
+            for cond, n_right, fm, n_wrong, caught, right in score(rows, truth, conditions, th):
+                print(f"| {right_at} | {mistake_at} | {bar} | {cond} | {n_right} "
+                      f"| {fm} ({100 * fm / max(n_right, 1):.1f} %) "
+                      f"| {n_wrong} | {caught} ({100 * caught / max(n_wrong, 1):.0f} %) "
+                      f"| {100 * right / max(n_right, 1):.0f} % |")
     sys.stdout.flush()
 
 

@@ -194,18 +194,15 @@ def metered(backend: Any, session: Any, audio: Any, pcm: np.ndarray) -> tuple[li
 
     class Metered(Listener):
         def feed(self, block: Any, first_sample_time: float | None = None) -> Any:
-            before = backends.cpu_s(backend)
-            out = super().feed(block, first_sample_time)
-            spent = backends.cpu_s(backend) - before
             meter["fed"] += len(block)
-            meter["cpu"] += spent
-            meter["busy"] = max(meter["busy"], meter["fed"] / self.device_rate) + spent
-            ready.extend(meter["busy"] for _ in out)
-            return out
+            return self._charged(super().feed, block, first_sample_time)
 
         def flush(self) -> Any:
+            return self._charged(super().flush)
+
+        def _charged(self, work: Any, *args: Any) -> Any:
             before = backends.cpu_s(backend)
-            out = super().flush()
+            out = work(*args)
             spent = backends.cpu_s(backend) - before
             meter["cpu"] += spent
             meter["busy"] = max(meter["busy"], meter["fed"] / self.device_rate) + spent

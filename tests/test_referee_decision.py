@@ -137,3 +137,42 @@ def test_an_out_of_range_number_by_a_real_voice_is_no_right_call(sphinx: SphinxR
     mistake, or unsure where the recognizer is not sure enough)."""
     outcomes = hear(sphinx, take, ["four"])
     assert outcomes and "right" not in outcomes
+
+
+ENROLLED = frozenset({"one", "two", "three", "four", "five", "six", "seven"})
+
+
+def enrolled(word: str, confidence: float, gap: float, fit: float | None = 1.0,
+             **levels: float) -> Evidence:
+    return Evidence(words=(w(word, confidence),), decoded=(w(word, confidence),),
+                    expected=("six",), template_gap=gap, template_word="six",
+                    template_fit=fit, enrolled=ENROLLED, **(levels or CALLER))
+
+
+def test_the_callers_own_takes_overrule_a_confused_count_word() -> None:
+    """pocketsphinx heard "two" for a six; the caller's takes say six."""
+    th = Thresholds()
+    v = decide(enrolled("two", 0.99, gap=th.template_right - 0.5), th)
+    assert (v.outcome, v.confidence) == ("right", SURE)
+    assert decide(enrolled("two", 0.99, gap=th.template_right + 0.05), th).outcome == "unsure"
+
+
+def test_a_word_never_enrolled_is_overruled_only_by_a_fit_like_a_repeat() -> None:
+    th = Thresholds()
+    gap = th.template_right - 1.0
+    assert decide(enrolled("twelve", 0.6, gap, fit=th.template_fit - 0.1), th).outcome == "right"
+    assert decide(enrolled("eight", 0.6, gap, fit=th.template_fit + 0.3), th).outcome != "right"
+    assert decide(enrolled("eight", 0.6, gap, fit=None), th).outcome != "right"
+
+
+def test_with_takes_a_mistake_needs_the_takes_to_agree_and_still_clear_audio() -> None:
+    th = Thresholds()
+    agree = enrolled("two", th.mistake_enrolled, gap=th.template_mistake + 0.1)
+    assert decide(agree, th).outcome == "mistake"
+    between = enrolled("two", 0.999, gap=(th.template_right + th.template_mistake) / 2)
+    assert decide(between, th).outcome == "unsure"  # sure recognizer, takes in doubt
+    weak = enrolled("two", th.mistake_enrolled - 0.1, gap=th.template_mistake + 0.1)
+    assert decide(weak, th).outcome == "unsure"
+    noisy = enrolled("two", 0.999, gap=th.template_mistake + 1.0,
+                     loud_db=-26.0, reference_db=-27.0, floor_dbfs=-36.0)
+    assert decide(noisy, th).outcome == "unsure"  # 10 dB over the floor: never by ear
