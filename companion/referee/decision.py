@@ -99,7 +99,7 @@ class Thresholds:
     talk_words: int = 3
     max_words: int = 2
     template_right: float = -0.1
-    template_fit: float = 1.3
+    template_fit: float = 1.4
     template_mistake: float = 0.3
     mistake_enrolled: float = 0.5
 
