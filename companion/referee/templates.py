@@ -213,6 +213,7 @@ class Enrollment:
     audio: dict[str, dict[str, list[npt.NDArray[np.float64]]]] = field(default_factory=dict)
     _noisy: dict[tuple[str, float], dict[str, list[npt.NDArray[np.float32]]]] = field(
         default_factory=dict, repr=False)
+    _spread: dict[tuple[str, str], float | None] = field(default_factory=dict, repr=False)
 
     def add(self, player: str, word: str, pcm: npt.ArrayLike) -> bool:
         """Enroll one take (mono samples at ``RATE`` Hz) of ``word`` by
@@ -226,6 +227,7 @@ class Enrollment:
         self.audio.setdefault(player, {}).setdefault(word, []).append(
             np.asarray(pcm, dtype=np.float64).reshape(-1))
         self._noisy = {k: v for k, v in self._noisy.items() if k[0] != player}
+        self._spread.pop((player, word), None)
         return True
 
     def spread(self, player: str, word: str) -> float | None:
@@ -233,12 +235,13 @@ class Enrollment:
         mean over its takes of the DTW distance to the nearest other take
         (None with fewer than two takes): what a true repeat of the word
         scores against them."""
-        takes = self.takes.get(player, {}).get(word, [])
-        if len(takes) < 2:
-            return None
-        near = [float(distances(t, takes[:i] + takes[i + 1:]).min()) for i, t in enumerate(takes)]
-        finite = [d for d in near if np.isfinite(d)]
-        return float(np.mean(finite)) if finite else None
+        if (player, word) not in self._spread:
+            takes = self.takes.get(player, {}).get(word, [])
+            near = [float(distances(t, takes[:i] + takes[i + 1:]).min())
+                    for i, t in enumerate(takes)] if len(takes) >= 2 else []
+            finite = [d for d in near if np.isfinite(d)]
+            self._spread[(player, word)] = float(np.mean(finite)) if finite else None
+        return self._spread[(player, word)]
 
     def _templates(self, player: str,
                    snr_db: float | None) -> dict[str, list[npt.NDArray[np.float32]]]:
