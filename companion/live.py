@@ -115,6 +115,7 @@ class LiveHub(Hub):
         self.speaker: Any = None
         self.live: LiveTable | None = None
         self.seat_setup: Any = None  # companion.seat_setup.SeatSetup with an array
+        self.voice_setup: Any = None  # companion.voice_setup.VoiceSetup
 
     def apply(self, event: Event) -> list[Ruling]:
         """Apply ``event`` at once (the loop's way in)."""
@@ -423,8 +424,15 @@ class LiveTable:
             if azimuth is not None and setup.heard(azimuth) is not None:
                 self._steer()
             return  # a player saying their name at setup: no call
-        say = self.ear.say(heard) if self.ear is not None else heard.to_say()
         speaker = self.speaker
+        voices = self.hub.voice_setup
+        if voices is not None and voices.prompt is not None:
+            # A player's take of a count word at setup: no call.
+            if heard.pcm is not None and not (
+                    speaker is not None and speaker.speaking.overlaps(heard.onset)):
+                voices.heard(heard.pcm, heard.rate)
+            return
+        say = self.ear.say(heard) if self.ear is not None else heard.to_say()
         if speaker is not None and speaker.speaking.overlaps(say.t):
             self.ignored_while_speaking += 1
             log.info("ignored %r: the companion was speaking at %.2f", say.text, say.t)
@@ -673,6 +681,9 @@ class LiveTable:
         if words and (words, items, early) != self._vocabulary:
             self._vocabulary = (words, items, early)
             listener.set_vocabulary(list(words), items, early=early)
+        voices = self.hub.voice_setup
+        if voices is not None and hasattr(listener, "enrollment"):
+            listener.enrollment = voices.enrollment  # the players' takes, as they arrive
         set_expected = getattr(listener, "set_expected", None)
         if set_expected is not None:  # the call owed, for the ear's decision
             from companion.referee.judge import owed
