@@ -33,6 +33,7 @@ import numpy as np
 import numpy.typing as npt
 import soxr
 
+from companion.errors import StoreError
 from companion.referee.enrollment import Takes, load_enrollment
 from companion.referee.templates import RATE, Enrollment, trim
 
@@ -70,7 +71,8 @@ class TakeStore:
     "Abby" and "abby" differ), ``<word>-<n>.wav`` in it (16-bit mono PCM at
     ``templates.RATE`` Hz) and ``takes.json`` listing the current ones.
     A take file is never overwritten or deleted: an older game's header may
-    name it (``forget`` only empties the list). Errors are ``OSError``."""
+    name it (``forget`` only empties the list). A file that cannot be
+    written raises ``StoreError`` (an ``OSError``)."""
 
     def __init__(self, state: Path) -> None:
         self.state = Path(state)
@@ -103,6 +105,13 @@ class TakeStore:
     def add(self, player: str, word: str, pcm: npt.NDArray[np.int16]) -> str:
         """Write one take (mono samples at ``templates.RATE`` Hz) and list
         it; returns its path relative to the state directory."""
+        try:
+            return self._add(player, word, pcm)
+        except OSError as exc:
+            raise StoreError(f"cannot keep {player}'s voice in {str(self.root)!r}: {exc}") \
+                from None
+
+    def _add(self, player: str, word: str, pcm: npt.NDArray[np.int16]) -> str:
         folder = self.folder(player)
         folder.mkdir(parents=True, exist_ok=True)
         stem = _slug(word)
@@ -123,8 +132,12 @@ class TakeStore:
 
     def forget(self, player: str) -> None:
         """Empty ``player``'s list of takes (the files stay)."""
-        if (self.folder(player) / INDEX_FILE).exists():
-            self._write_index(player, {})
+        try:
+            if (self.folder(player) / INDEX_FILE).exists():
+                self._write_index(player, {})
+        except OSError as exc:
+            raise StoreError(f"cannot forget {player}'s voice in {str(self.root)!r}: {exc}") \
+                from None
 
     def _write_index(self, player: str, files: dict[str, list[str]]) -> None:
         index = self.folder(player) / INDEX_FILE
