@@ -156,9 +156,17 @@ def test_a_player_enrolls_by_voice_through_the_microphone(tmp_path: Path) -> Non
     for n, word in enumerate(WORDS, start=1):
         found = kept.match("Abby", [word], in_room(fsdd(n, 5), seed=n))
         assert found is not None and found[1] == word and found[0] < 0, (word, found)
-    # A new game of the evening with Abby gets her kept voice at once.
+    # A new game of the evening with Abby gets her kept voice at once, and so
+    # does a companion started anew on the same state directory.
     again = rig.hub.new_game("nasty7", ["Beth", "Abby"], {})
     assert rig.hub.store.header(again.game_id)["enrollment"] == header
+    assert setup.held("Abby") == 21 and setup.held("Beth") == 0
+    restarted = Hub(Store(tmp_path / "log.sqlite3"))
+    fresh = VoiceSetup(WORDS, TakeStore(tmp_path))
+    attach(fresh, restarted)
+    assert fresh.held("Abby") == 0
+    restarted.resume(again.game_id)
+    assert fresh.held("Abby") == 21 and fresh.prompt is None
 
 
 # -- the page ------------------------------------------------------------------------------
