@@ -24,12 +24,19 @@ edge, so every tie partner is known and grouped (``board.group_presses``).
 ``LiveHub`` is the ``Hub`` the page talks to: its ``submit`` queues page
 events into the same order (waiting for the result), and it carries the
 optional parts the page looks for (``now``, ``press``, ``pending_press``,
-``buttons``/``assign_buttons``, ``microphone``, ``recognizer``, ``speaker``).
+``buttons``/``assign_buttons``, ``microphone``, ``recognizer``, ``speaker``, ``seat_setup``,
+``voice_setup``).
 
 Outputs: each ruling is spoken (``Priority.RULING``), the current player's
 LED is lit, an offender's LED blinks, the status LED shows listening,
 speaking or fault, and in virtual-deck mode the flipped card is spoken.
 Words whose onset falls while the companion speaks are not judged.
+
+Setup: while the seat setup (``hub.seat_setup``) or the voices page
+(``hub.voice_setup``, ``companion.voice_setup``) waits for a player's voice,
+the next utterance is theirs (its direction, or its samples as a take of a
+count word), never a call. The listener compares calls with the players'
+takes (``voice_setup.enrollment``) as they arrive.
 
 Speech checking off (no microphone, or it was unplugged): the loop logs a
 ``hearing`` event (``on`` false) when a game starts without a microphone or
