@@ -15,6 +15,7 @@ tests/test_cheat_game.py: the table clock is a value the test moves, and
 
 from __future__ import annotations
 
+import dataclasses
 import wave
 from pathlib import Path
 from typing import Any
@@ -57,9 +58,9 @@ ROUND = [(w, k) for k in range(3) for w in WORDS]
 needs_fsdd = pytest.mark.skipif(not FSDD.is_dir(), reason="the human-voice set is not here")
 
 
-def fsdd(digit: int, take: int) -> npt.NDArray[np.int16]:
-    """An FSDD recording of ``SPEAKER`` saying ``digit``, at 16 kHz."""
-    pcm, rate = read_wav_channels(FSDD / f"{digit}_{SPEAKER}_{take}.wav")
+def fsdd(digit: int, take: int, speaker: str = SPEAKER) -> npt.NDArray[np.int16]:
+    """An FSDD recording of ``speaker`` saying ``digit``, at 16 kHz."""
+    pcm, rate = read_wav_channels(FSDD / f"{digit}_{speaker}_{take}.wav")
     return soxr.resample(mono_of(pcm), rate, RATE).astype(np.int16)
 
 
@@ -167,6 +168,53 @@ def test_a_player_enrolls_by_voice_through_the_microphone(tmp_path: Path) -> Non
     assert fresh.held("Abby") == 0
     restarted.resume(again.game_id)
     assert fresh.held("Abby") == 21 and fresh.prompt is None
+
+
+@pytest.mark.slow
+@needs_fsdd
+def test_a_call_the_recognizer_mishears_is_right_by_the_callers_own_takes(
+        tmp_path: Path) -> None:
+    """Beth (george) enrolls at setup; in the game she calls "two" (a
+    held-out take that pocketsphinx hears as "twelve", left unsure without
+    takes) and the ear, comparing it with her takes, rules it right."""
+    from companion.referee.decision import Evidence, Verdict, decide
+
+    pack = load_pack("en")
+    enrolled = FIRST_S + EVERY_S * len(ROUND)
+    wav = recording(tmp_path / "takes.wav", [(enrolled + 2.8, fsdd(1, 3, "lucas")),
+                                             (enrolled + 4.8, fsdd(2, 4))], enrolled + 8.0)
+    trace: list[tuple[Evidence, Verdict]] = []
+    with use_file_device(tmp_path / "alsa", wav, rate=RATE, tail_s=0.5) as device:
+        rig = open_rig(tmp_path, pack, device)
+        setup = VoiceSetup(count_words(pack.lexicon.number_word), TakeStore(tmp_path))
+        attach(setup, rig.hub)
+        table = rig.hub.new_game("nasty7", ["Abby", "Beth"], {
+            "virtual_deck": True,
+            "composition": {"racketeer": 12, "twin_racketeer": 0, "phone": 0,
+                            "twin_phone": 0, "gun": 0}})
+        rig.record()
+        live = rig.live = LiveTable(
+            rig.hub, board=rig.board, microphone=Paced(rig.mic, rig.clock),
+            listener_for=lambda rate: Listener(rig.recognizer, rate, trace=trace),
+            speaker=rig.speaker)
+        live.step()
+        setup.start(["Beth"])
+        rig.until(enrolled + 1.0)
+        assert setup.held("Beth") == 21 and setup.prompt is None
+        rig.press(0, enrolled + 2.0)  # Abby flips; "one" (lucas) at +2.8
+        rig.press(1, enrolled + 4.0)  # Beth flips; "two" (george) at +4.8
+        rig.until(enrolled + 7.5)
+        rig.close()
+    assert live.errors == []
+    kinds = [(r.type, getattr(r, "player", None)) for r in table.rulings]
+    assert kinds == [("call_ok", "Abby"), ("call_ok", "Beth")], kinds
+    beth = [(e, v) for e, v in trace if e.expected == ("two",)]
+    assert beth and beth[-1][1].outcome == "right"
+    assert beth[-1][0].template_gap is not None and beth[-1][0].template_gap < 0
+    assert [w.text for w in beth[-1][0].words] != ["two"]  # the recognizer misheard it
+    # Without her takes the same evidence is not a sure call.
+    bare = dataclasses.replace(beth[-1][0], template_gap=None, template_word=None)
+    assert decide(bare).outcome != "right"
 
 
 # -- the page ------------------------------------------------------------------------------
