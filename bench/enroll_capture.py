@@ -21,6 +21,12 @@ sessions). Each enrollment is then scored on the speaker's held-out takes
   -> one): the gap is above zero (a wrong number is not heard as right);
 * *no answer*: ``match`` gives None (lengths too far apart to warp).
 
+Then the whole ear: each held-out take 3-11 of each word (63 calls per
+speaker), in the same floor, is heard as a call by ``Listener`` with The
+Nasty 7's grammar while that word is owed by the enrolled player, with no
+takes, the takes heard at setup, and the takes from the files; the second
+table counts the calls ruled right, unsure, a mistake, or talk.
+
 It prints one row per speaker and enrollment, and the setup's figures
 (takes kept, asked again). Only the development speakers are in the raw set.
 """
@@ -44,7 +50,7 @@ from companion.games import make_game  # noqa: E402
 from companion.games.base import Match  # noqa: E402
 from companion.referee.judge import mono_of, read_wav_channels, set_grammar  # noqa: E402
 from companion.referee.recognizer import open_recognizer  # noqa: E402
-from companion.referee.stream import Listener  # noqa: E402
+from companion.referee.stream import CallLevels, Listener  # noqa: E402
 from companion.referee.templates import RATE, Enrollment, enrollment_of  # noqa: E402
 from companion.voice.pack import load_pack  # noqa: E402
 from companion.voice_setup import TakeStore, VoiceSetup  # noqa: E402
@@ -123,6 +129,38 @@ def score(enrollment: Enrollment, speaker: str) -> tuple[int, int, int, int, int
     return fits, refused, none, clips, 2 * clips
 
 
+CALL_TAKES = range(3, 12)
+"""Held-out takes heard as calls by the whole ear."""
+
+
+def calls(speaker: str, recognizer: object, enrollment: Enrollment | None) -> dict[str, int]:
+    """How the ear rules ``speaker``'s held-out takes as owed calls:
+    ``{outcome: count}`` (``none``: no utterance heard)."""
+    game = make_game("nasty7", ["Abby", "Beth"], {
+        "virtual_deck": True, "seed": 1,
+        "composition": {"racketeer": 12, "twin_racketeer": 0, "phone": 0, "twin_phone": 0,
+                        "gun": 0}})
+    match = Match(game)
+    match.apply(game.parse_event({"type": "flip", "t": 1.0, "player": "Abby"}))
+    out: dict[str, int] = {}
+    levels = CallLevels()  # one table: the callers' loudness carries over
+    for i, word in enumerate(WORDS):
+        for take in CALL_TAKES:
+            clip = fsdd(speaker, i + 1, take)
+            if clip is None:
+                continue
+            listener = Listener(recognizer, RATE, levels=levels,  # type: ignore[arg-type]
+                                enrollment=enrollment)
+            set_grammar(listener, match)
+            listener.set_expected([word], "Abby")
+            x = np.concatenate([in_room(clip, seed=take), np.zeros(RATE // 2, np.int16)])
+            heard = listener.feed(x, 0.0) + listener.flush()
+            said = [h for h in heard if h.outcome != "talk"] or heard
+            outcome = str(said[0].outcome) if said else "none"
+            out[outcome] = out.get(outcome, 0) + 1
+    return out
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--speakers", default="george,jackson,lucas")
@@ -132,6 +170,7 @@ def main() -> None:
     print("| speaker | templates from | takes kept | asked again | owed fits | "
           "other refused | no answer |")
     print("|---|---|---|---|---|---|---|")
+    ruled: dict[str, dict[str, dict[str, int]]] = {}
     for speaker in args.speakers.split(","):
         heard, kept, again = heard_enrollment(speaker, recognizer)
         files = enrollment_of({"Abby": {w: [fsdd(speaker, i + 1, k) for k in ENROLLED]
@@ -142,6 +181,18 @@ def main() -> None:
             print(f"| {speaker} | {name} | {k} of 21 | {a} | {fits}/{clips} "
                   f"({100 * fits / clips:.1f} %) | {refused}/{clips} "
                   f"({100 * refused / clips:.1f} %) | {none} |")
+        ruled[speaker] = {"no takes": calls(speaker, recognizer, None),
+                          "heard at setup": calls(speaker, recognizer, heard),
+                          "the files": calls(speaker, recognizer, files)}
+    print()
+    print("| speaker | takes | calls | right | unsure | mistake | talk or none |")
+    print("|---|---|---|---|---|---|---|")
+    for speaker, rows in ruled.items():
+        for name, got in rows.items():
+            n = sum(got.values())
+            other = n - got.get("right", 0) - got.get("unsure", 0) - got.get("mistake", 0)
+            print(f"| {speaker} | {name} | {n} | {got.get('right', 0)} | "
+                  f"{got.get('unsure', 0)} | {got.get('mistake', 0)} | {other} |")
 
 
 if __name__ == "__main__":
