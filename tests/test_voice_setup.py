@@ -5,7 +5,8 @@ compares later calls with it.
 
 Real parts: real human recordings (the FSDD development speaker george,
 8 kHz, resampled to 16 kHz; takes 0-2 of each digit are the enrollment,
-take 5 is held out to check the kept takes) over a quiet noise floor,
+takes 4 and 5 are held out as calls; lucas makes another player's call;
+talk is george's other digits run together) over a quiet noise floor,
 played through ALSA's ``file`` plugin into sounddevice at 44.1 kHz; the
 live table loop with pocketsphinx; SQLite; the Flask app and waitress; the
 page in headless Chromium (Playwright) at a phone's width. Stand-ins as in
