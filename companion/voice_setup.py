@@ -301,6 +301,7 @@ class VoiceSetup:
                 loaded = load_enrollment({player: takes}, self.store.state) if takes else None
             except OSError as exc:
                 log.warning("%s's kept voice cannot be read (%s): learnt anew", player, exc)
+                self.store.forget(player)  # new takes start a new list
                 loaded = None
             with self._lock:
                 if loaded is None or player not in loaded.takes:

@@ -403,3 +403,21 @@ def test_a_take_with_too_little_voice_is_asked_again(tmp_path: Path) -> None:
     assert setup.held("Abby") == 1 and setup.takes_of(["Abby"]) == {
         "Abby": {"one": [str(TakeStore(tmp_path).folder("Abby").relative_to(tmp_path)
                              / "one-1.wav")]}}
+
+
+@needs_fsdd
+def test_a_kept_voice_that_cannot_be_read_is_learnt_anew(tmp_path: Path) -> None:
+    store = TakeStore(tmp_path)
+    setup = VoiceSetup(WORDS, store)
+    setup.start(["Abby"])
+    setup.heard(fsdd(1, 0), RATE)
+    setup.heard(fsdd(2, 0), RATE)
+    kept = store.takes("Abby")
+    (tmp_path / kept["two"][0]).write_bytes(b"not a wav")
+    fresh = VoiceSetup(WORDS, store)
+    fresh.load(["Abby"])
+    assert fresh.held("Abby") == 0 and store.takes("Abby") == {}
+    fresh.start(["Abby"])
+    fresh.heard(fsdd(1, 1), RATE)
+    assert store.takes("Abby") == {"one": [kept["one"][0].replace("one-1", "one-2")]}
+    assert (tmp_path / kept["one"][0]).is_file()  # an older game's take stays
