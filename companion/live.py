@@ -24,12 +24,19 @@ edge, so every tie partner is known and grouped (``board.group_presses``).
 ``LiveHub`` is the ``Hub`` the page talks to: its ``submit`` queues page
 events into the same order (waiting for the result), and it carries the
 optional parts the page looks for (``now``, ``press``, ``pending_press``,
-``buttons``/``assign_buttons``, ``microphone``, ``recognizer``, ``speaker``).
+``buttons``/``assign_buttons``, ``microphone``, ``recognizer``, ``speaker``, ``seat_setup``,
+``voice_setup``).
 
 Outputs: each ruling is spoken (``Priority.RULING``), the current player's
 LED is lit, an offender's LED blinks, the status LED shows listening,
 speaking or fault, and in virtual-deck mode the flipped card is spoken.
 Words whose onset falls while the companion speaks are not judged.
+
+Setup: while the seat setup (``hub.seat_setup``) or the voices page
+(``hub.voice_setup``, ``companion.voice_setup``) waits for a player's voice,
+the next utterance is theirs (its direction, or its samples as a take of a
+count word), never a call. The listener compares calls with the players'
+takes (``voice_setup.enrollment``) as they arrive.
 
 Speech checking off (no microphone, or it was unplugged): the loop logs a
 ``hearing`` event (``on`` false) when a game starts without a microphone or
@@ -115,6 +122,7 @@ class LiveHub(Hub):
         self.speaker: Any = None
         self.live: LiveTable | None = None
         self.seat_setup: Any = None  # companion.seat_setup.SeatSetup with an array
+        self.voice_setup: Any = None  # companion.voice_setup.VoiceSetup
 
     def apply(self, event: Event) -> list[Ruling]:
         """Apply ``event`` at once (the loop's way in)."""
@@ -423,8 +431,15 @@ class LiveTable:
             if azimuth is not None and setup.heard(azimuth) is not None:
                 self._steer()
             return  # a player saying their name at setup: no call
-        say = self.ear.say(heard) if self.ear is not None else heard.to_say()
         speaker = self.speaker
+        voices = self.hub.voice_setup
+        if voices is not None and voices.prompt is not None:
+            # A player's take of a count word at setup: no call.
+            if heard.pcm is not None and not (
+                    speaker is not None and speaker.speaking.overlaps(heard.onset)):
+                voices.heard(heard.pcm, heard.rate)
+            return
+        say = self.ear.say(heard) if self.ear is not None else heard.to_say()
         if speaker is not None and speaker.speaking.overlaps(say.t):
             self.ignored_while_speaking += 1
             log.info("ignored %r: the companion was speaking at %.2f", say.text, say.t)
@@ -673,6 +688,9 @@ class LiveTable:
         if words and (words, items, early) != self._vocabulary:
             self._vocabulary = (words, items, early)
             listener.set_vocabulary(list(words), items, early=early)
+        voices = self.hub.voice_setup
+        if voices is not None and hasattr(listener, "enrollment"):
+            listener.enrollment = voices.enrollment  # the players' takes, as they arrive
         set_expected = getattr(listener, "set_expected", None)
         if set_expected is not None:  # the call owed, for the ear's decision
             from companion.referee.judge import owed

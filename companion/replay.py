@@ -17,9 +17,10 @@ from companion.errors import EventError, SessionError
 from companion.events import Audio, Event
 from companion.games.base import Match
 from companion.games.lexicon import Lexicon
+from companion.referee.enrollment import takes_from_header
 from companion.rulings import Ruling
 from companion.session import Session, parse_header
-from companion.store import Store
+from companion.store import Store, state_dir
 
 AudioHandler = Callable[[Audio, Session, Match[Any]], list[Event]]
 """Turns an ``audio`` event into the events heard in it (``say`` with onsets)."""
@@ -74,9 +75,12 @@ def stored_session(store: Store, game_id: int, *,
                    limit: int | None = None) -> Session:
     """A stored game of the event log as a session (what ``companion replay
     --game`` replays): its header and its first ``limit`` events (all when
-    None); line numbers count events from 1. Raises
-    ``UnknownStoredGameError`` and ``SessionError`` (a stored event the
-    engine cannot read, naming its number)."""
+    None); line numbers count events from 1. The header's ``enrollment``
+    paths are relative to the companion's state directory (where ``companion
+    run`` keeps the players' takes: ``store.state_dir``), which is the
+    session's ``base_dir``. Raises ``UnknownStoredGameError`` and
+    ``SessionError`` (a stored event the engine cannot read, naming its
+    number), ``ArrayError`` or ``EnrollmentError`` (a bad header field)."""
     header = store.header(game_id)
     game = parse_header(header, lexicon_for=lexicon_for)
     events: list[Event] = []
@@ -88,7 +92,9 @@ def stored_session(store: Store, game_id: int, *,
         except EventError as exc:
             raise SessionError(str(exc), line=number, field=exc.field) from None
     return Session(game=game, events=events, lines=list(range(1, len(events) + 1)),
-                   seating=seating_from_header(header, game.players))
+                   base_dir=state_dir(store.path),
+                   seating=seating_from_header(header, game.players),
+                   enrollment=takes_from_header(header, game.players))
 
 
 def replay_all(session: Session, *, on_audio: AudioHandler | None = None) -> Replayed:

@@ -163,6 +163,13 @@ def _run(*, port: int, host: str, pinout: Any, db: Path | None, microphone: str 
     pack = load_pack("en")
     store = Store(db)
     hub = LiveHub(store, pack)
+    from companion.store import state_dir
+    from companion.voice_setup import TakeStore, VoiceSetup, attach, count_words
+
+    state = state_dir(store.path)
+    # Each player's takes of the count words, kept in the state directory
+    # by name, for the ear and for every game's header (the page's /voices).
+    attach(VoiceSetup(count_words(pack.lexicon.number_word), TakeStore(state)), hub)
     array = None
     if array_spec is not None:
         from companion.audio.array import load_array
@@ -256,10 +263,8 @@ def _run(*, port: int, host: str, pinout: Any, db: Path | None, microphone: str 
                                 leds=all_leds)
 
     from companion.web import create_app
-    from companion.web.access import state_dir
     from companion.web.server import start_server
 
-    state = state_dir(store.path)
     app = create_app(hub, pin=pin, state=state)
     page = start_server(app, host=host, port=port)
     table_pin = str(app.config["TABLE_PIN"])

@@ -54,6 +54,17 @@ def default_path() -> Path:
     return Path(base) / "companion" / "companion.sqlite3"
 
 
+def state_dir(db: Path | str | None = None) -> Path:
+    """The companion's state directory (the table PIN, the page's secret
+    key, the players' enrolled voices): ``$STATE_DIRECTORY`` (systemd's
+    ``StateDirectory=``), else the folder of the event log ``db`` (default
+    ``default_path()``)."""
+    env = os.environ.get("STATE_DIRECTORY", "").split(":")[0]
+    if env:
+        return Path(env)
+    return Path(db).parent if db is not None else default_path().parent
+
+
 @dataclass(frozen=True)
 class StoredGame:
     """One row of ``companion games``. ``created``: wall-clock seconds since the epoch."""

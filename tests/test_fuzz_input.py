@@ -26,6 +26,7 @@ from hypothesis import strategies as st
 from companion.cli import main
 from companion.hub import Hub
 from companion.store import Store
+from companion.voice_setup import TakeStore, VoiceSetup, attach
 from companion.web import create_app
 
 PIN = "2468"
@@ -108,7 +109,8 @@ def _snapshot(hub: Hub) -> Any:
 @given(requests=st.lists(st.tuples(
     st.sampled_from(["/api/events", "/api/games", "/api/press", "/api/pin",
                      "/api/settings", "/api/finger-guns/choose", "/api/finger-guns/seat",
-                     "/api/undo"]),
+                     "/api/undo", "/api/voices/start", "/api/voices/redo",
+                     "/api/voices/skip"]),
     st.one_of(bodies(EVENTS), bodies(SETUPS).map(lambda b: b), raw_bodies)),
     min_size=1, max_size=6))
 @FUZZ
@@ -116,6 +118,7 @@ def test_fuzzed_requests_get_no_5xx_and_refusals_change_nothing(
         requests: list[tuple[str, Any]]) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         hub = Hub(Store(Path(tmp) / "log.sqlite3"))
+        attach(VoiceSetup(["one", "two"], TakeStore(Path(tmp))), hub)
         hub.new_game("nasty7", PLAYERS)
         app = create_app(hub, pin=PIN, test_config={"TRUSTED_HOSTS": ["localhost"]})
         client = app.test_client()

@@ -86,7 +86,8 @@ def refused(reply: Any, status: int, field: str | None) -> None:
 
 @pytest.mark.parametrize("path", ["/", "/setup", "/games", "/settings", "/api/state",
                                   "/api/games", "/api/games/available", "/api/session",
-                                  "/api/level", "/api/settings"])
+                                  "/api/level", "/api/settings", "/voices", "/api/voices",
+                                  "/seats", "/api/seats"])
 def test_anyone_may_watch(app: Flask, path: str) -> None:
     reply = app.test_client().get(path)
     assert reply.status_code == 200

@@ -30,7 +30,7 @@ from __future__ import annotations
 import math
 from collections import deque
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 import numpy.typing as npt
@@ -165,13 +165,18 @@ class Heard:
     recognizer found (may be empty: speech with no game word, or rejected),
     their confidences set by the decision (``companion.referee.decision``).
     ``forced``: cut by a length limit or a gap, not by silence. ``outcome``:
-    the decision's verdict."""
+    the decision's verdict. ``pcm``: the samples decoded (the utterance's
+    loud part with its margins, ``foreground``), 16-bit mono at ``rate``
+    Hz (the recognizer's), for whoever wants the voice itself (a player's
+    takes at setup, ``companion.voice_setup``); None when not given."""
 
     onset: float
     end: float
     words: tuple[Word, ...]
     forced: bool = False
     outcome: Outcome | None = None
+    pcm: npt.NDArray[np.int16] | None = field(default=None, compare=False, repr=False)
+    rate: int = 0
 
     @property
     def text(self) -> str:
@@ -404,7 +409,7 @@ class Listener:
         placed = tuple(Word(w.text, w.start + base, w.end + base,
                             w.confidence if own else verdict.confidence) for w in heard)
         result = Heard(onset=onset, end=end, words=placed, forced=seg.forced,
-                       outcome=verdict.outcome)
+                       outcome=verdict.outcome, pcm=pcm[:real], rate=self.rate)
         sure = verdict.outcome in ("right", "mistake") and min(
             (w.confidence for w in heard), default=0.0) >= STRONG
         if early and not (sure and heard[-1].end <= real / self.rate - EARLY_GAP_S):

@@ -15,6 +15,7 @@ loads with no CDN and no build step.
 | ``api`` | ``api.py`` | ``/api/...``: the JSON API the pages use (docs/control-page.md) |
 | ``stream`` | ``stream.py`` | ``/api/events/stream``: live updates (server-sent events) |
 | ``seats`` | ``seats.py`` | ``/seats``: where each player sits around a microphone array |
+| ``voices`` | ``voices.py`` | ``/voices``: each player's takes of the count words |
 """
 
 from __future__ import annotations
@@ -99,7 +100,17 @@ def create_app(hub: Hub, *, pin: str | None = None, state: Path | None = None,
     app.extensions["companion.control"] = control
     app.extensions["companion.live"] = live
 
-    from companion.web import api, fingerguns, history, seats, settings, setup, stream, table
+    from companion.web import (
+        api,
+        fingerguns,
+        history,
+        seats,
+        settings,
+        setup,
+        stream,
+        table,
+        voices,
+    )
 
     app.register_blueprint(table.bp)
     app.register_blueprint(setup.bp)
@@ -109,6 +120,7 @@ def create_app(hub: Hub, *, pin: str | None = None, state: Path | None = None,
     app.register_blueprint(stream.bp)
     app.register_blueprint(fingerguns.bp)
     app.register_blueprint(seats.bp)
+    app.register_blueprint(voices.bp)
     return app
 
 

@@ -44,6 +44,7 @@ from companion.errors import (
     UnknownGameError,
     UnknownStoredGameError,
 )
+from companion.store import state_dir  # noqa: F401  (where the PIN and key live)
 
 log = logging.getLogger(__name__)
 
@@ -57,18 +58,6 @@ PIN_WINDOW = 60.0
 PIN_FILE = "table_pin"
 SECRET_FILE = "secret_key"
 """Files in the state directory holding the table PIN and the page's secret key."""
-
-
-def state_dir(db: Path | str | None = None) -> Path:
-    """The companion's state directory: ``$STATE_DIRECTORY`` (systemd's
-    ``StateDirectory=``), else the folder of the event log ``db`` (default
-    ``companion.store.default_path()``)."""
-    env = os.environ.get("STATE_DIRECTORY", "").split(":")[0]
-    if env:
-        return Path(env)
-    from companion.store import default_path
-
-    return Path(db).parent if db is not None else default_path().parent
 
 
 def _write_private(path: Path, text: str) -> None:

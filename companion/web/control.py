@@ -356,3 +356,20 @@ def current_control() -> Control:
     out = current_app.extensions["companion.control"]
     assert isinstance(out, Control)
     return out
+
+
+def players_in_play(why: str) -> list[str]:
+    """The players of the game in play; ``RequestError`` (409 naming
+    ``game``) with no game, saying ``why`` a game is needed."""
+    table = current_control().hub.table
+    if table is None:
+        raise RequestError(f"start a game first: {why}", field="game", status=409)
+    return list(table.game.players)
+
+
+def seated(player: Any, players: list[str], field: str = "player") -> str:
+    """``player`` if they sit at the table (one of ``players``), else
+    ``RequestError`` naming ``field`` (the name quoted short)."""
+    if not isinstance(player, str) or player not in players:
+        raise RequestError(f"{short(player)} is not at the table", field=field)
+    return player

@@ -27,7 +27,7 @@ from companion import jsonin
 from companion.errors import RequestError
 from companion.seat_setup import SeatSetup
 from companion.web import access
-from companion.web.control import current_control, json_body
+from companion.web.control import current_control, json_body, players_in_play, seated
 
 bp = Blueprint("seats", __name__)
 
@@ -40,11 +40,7 @@ def _setup() -> SeatSetup:
 
 
 def _players() -> list[str]:
-    table = current_control().hub.table
-    if table is None:
-        raise RequestError("start a game first: the seats are its players'", field="game",
-                           status=409)
-    return list(table.game.players)
+    return players_in_play("the seats are its players'")
 
 
 def _view() -> dict[str, Any]:
@@ -56,13 +52,6 @@ def _view() -> dict[str, Any]:
     seats = dict(setup.seats)
     return {"array": True, "players": players,
             "seats": {p: seats.get(p) for p in players}, "listening": setup.listening}
-
-
-def _seated(player: Any, players: list[str]) -> str:
-    """``player`` if they sit at the table; ``RequestError`` naming ``player``."""
-    if player not in players:
-        raise RequestError(f"{jsonin.short(player)} is not at the table", field="player")
-    return str(player)
 
 
 @bp.get("/seats")
@@ -84,7 +73,7 @@ def listen() -> ResponseReturnValue:
     body = json_body(access.request_json())
     setup, players = _setup(), _players()
     player = body.get("player")
-    setup.listen(None if player is None else _seated(player, players))
+    setup.listen(None if player is None else seated(player, players))
     return jsonify(_view())
 
 
@@ -94,7 +83,7 @@ def place() -> ResponseReturnValue:
     """Put ``player``'s seat at ``azimuth`` degrees (a drag on the page)."""
     body = json_body(access.request_json())
     setup, players = _setup(), _players()
-    player = _seated(body.get("player"), players)
+    player = seated(body.get("player"), players)
     azimuth = body.get("azimuth")
     if (not isinstance(azimuth, int | float) or isinstance(azimuth, bool)
             or not math.isfinite(azimuth)):

@@ -47,6 +47,8 @@
     }
     return reply || {};
   }
+  // The page's own scripts (seats.js, voices.js) post and speak through these.
+  window.companion = { post, say };
 
   pinForm.addEventListener("submit", async (ev) => {
     ev.preventDefault();

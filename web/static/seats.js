@@ -4,7 +4,6 @@
 // the array's x axis (to the right on the page), as the companion stores them.
 "use strict";
 (() => {
-  const csrf = document.querySelector('meta[name="csrf-token"]').content;
   const svg = document.getElementById("seats-table");
   const group = document.getElementById("seats-players");
   const status = document.getElementById("seats-status");
@@ -16,20 +15,8 @@
   let dragging = null;
   let finding = false;
 
-  async function post(url, data) {
-    const res = await fetch(url, {
-      method: "POST", credentials: "same-origin",
-      headers: { "Content-Type": "application/json", "X-CSRFToken": csrf },
-      body: JSON.stringify(data),
-    });
-    let reply = null;
-    try { reply = await res.json(); } catch (err) { reply = null; }
-    if (!res.ok) {
-      status.textContent = (reply && reply.error) || "Refused.";
-      return null;
-    }
-    return reply;
-  }
+  // Errors are shown by the page's own poster (app.js), which asks for the PIN.
+  const post = window.companion.post;
 
   async function load() {
     try {

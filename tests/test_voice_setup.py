@@ -1,0 +1,423 @@
+"""Voice enrollment at setup (issue 17, part 3): each player says the count
+words three times over, the live ear takes each utterance as their take,
+keeps it as a WAV in the state directory and in the game's header, and
+compares later calls with it.
+
+Real parts: real human recordings (the FSDD development speaker george,
+8 kHz, resampled to 16 kHz; takes 0-2 of each digit are the enrollment,
+takes 4 and 5 are held out as calls; lucas makes another player's call;
+talk is george's other digits run together) over a quiet noise floor,
+played through ALSA's ``file`` plugin into sounddevice at 44.1 kHz; the
+live table loop with pocketsphinx; SQLite; the Flask app and waitress; the
+page in headless Chromium (Playwright) at a phone's width. Stand-ins as in
+tests/test_cheat_game.py: the table clock is a value the test moves, and
+``Paced`` hands the recording's blocks over as that clock passes them.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import wave
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+import pytest
+import soxr
+from browser_rig import PHONE
+from flask import Flask
+from flask.testing import FlaskClient
+from live_rig import Rig, open_rig
+from test_cheat_game import Paced
+
+from companion.audio import synth
+from companion.audio.alsa_file import use_file_device
+from companion.hub import Hub
+from companion.live import LiveTable
+from companion.referee.enrollment import load_enrollment
+from companion.referee.judge import mono_of, read_wav_channels
+from companion.referee.stream import Listener
+from companion.referee.templates import RATE, trim
+from companion.replay import stored_session
+from companion.store import Store
+from companion.voice.pack import load_pack
+from companion.voice_setup import TakeStore, VoiceSetup, attach, count_words
+
+FSDD = Path(__file__).resolve().parents[2] / "shared" / "human-calls" / "raw" / "fsdd"
+if not FSDD.is_dir():
+    FSDD = Path("/work/shared/human-calls/raw/fsdd")
+SPEAKER = "george"
+WORDS = ("one", "two", "three", "four", "five", "six", "seven")
+PLAYERS = ["Abby", "Beth", "Carter", "Debbie"]
+PIN = "2468"
+FIRST_S, EVERY_S = 2.0, 1.5
+"""The first enrollment take's start, and the spacing of takes, seconds."""
+ROUND = [(w, k) for k in range(3) for w in WORDS]
+"""The 21 takes in the order the setup asks for them: every word once, three times over."""
+
+needs_fsdd = pytest.mark.skipif(not FSDD.is_dir(), reason="the human-voice set is not here")
+
+
+def fsdd(digit: int, take: int, speaker: str = SPEAKER) -> npt.NDArray[np.int16]:
+    """An FSDD recording of ``speaker`` saying ``digit``, at 16 kHz."""
+    pcm, rate = read_wav_channels(FSDD / f"{digit}_{speaker}_{take}.wav")
+    return soxr.resample(mono_of(pcm), rate, RATE).astype(np.int16)
+
+
+def talk() -> npt.NDArray[np.int16]:
+    """Five of george's digits run together (0.15 s overlaps, no pause): far
+    too long to be one count word."""
+    out = fsdd(8, 10)
+    for digit in (9, 0, 8, 9):
+        nxt = fsdd(digit, 11).astype(np.int32)
+        lap = round(0.15 * RATE)
+        head = out[:-lap].astype(np.int32)
+        mixed = out[-lap:].astype(np.int32) + nxt[:lap]
+        out = np.clip(np.concatenate([head, mixed, nxt[lap:]]), -32768, 32767).astype(np.int16)
+    return out
+
+
+def recording(path: Path, extra: list[tuple[float, npt.NDArray[np.int16]]],
+              seconds: float) -> Path:
+    """The 21 enrollment takes from ``FIRST_S`` every ``EVERY_S`` seconds, and
+    ``extra`` clips at their times, over a quiet room's floor (16 kHz)."""
+    audio = synth.noise_floor(round(seconds * RATE), rate=RATE, seed=17)
+    clips = [(FIRST_S + EVERY_S * i, fsdd(WORDS.index(w) + 1, k))
+             for i, (w, k) in enumerate(ROUND)] + extra
+    for at, clip in clips:
+        start = round(at * RATE)
+        audio[start:start + len(clip)] += clip
+    return synth.write_wav(path, np.clip(audio, -32768, 32767).astype(np.int16), RATE)
+
+
+def in_room(clip: npt.NDArray[np.int16], seed: int) -> npt.NDArray[np.int16]:
+    """``clip`` with 0.3 s before and after, over the recording's floor."""
+    pad = round(0.3 * RATE)
+    audio = synth.noise_floor(len(clip) + 2 * pad, rate=RATE, seed=seed)
+    audio[pad:pad + len(clip)] += clip
+    return np.clip(audio, -32768, 32767).astype(np.int16)
+
+
+def live_table(rig: Rig) -> LiveTable:
+    rig.record()
+    live = rig.live = LiveTable(
+        rig.hub, board=None, microphone=Paced(rig.mic, rig.clock),
+        listener_for=lambda rate: Listener(rig.recognizer, rate), speaker=rig.speaker)
+    live.step()
+    return live
+
+
+def wav_of(path: Path) -> tuple[int, int, int]:
+    """``(channels, width in bytes, rate)`` of a WAV file."""
+    with wave.open(str(path), "rb") as wf:
+        return wf.getnchannels(), wf.getsampwidth(), wf.getframerate()
+
+
+@pytest.mark.slow
+@needs_fsdd
+def test_a_player_enrolls_by_voice_through_the_microphone(tmp_path: Path) -> None:
+    pack = load_pack("en")
+    end = FIRST_S + EVERY_S * len(ROUND) + 1.0
+    wav = recording(tmp_path / "takes.wav", [], end)
+    with use_file_device(tmp_path / "alsa", wav, rate=RATE, tail_s=0.5) as device:
+        rig = open_rig(tmp_path, pack, device)
+        # The state directory is the log's folder (``store.state_dir``).
+        setup = VoiceSetup(count_words(pack.lexicon.number_word), TakeStore(tmp_path))
+        attach(setup, rig.hub)
+        table = rig.hub.new_game("nasty7", PLAYERS, {})
+        assert "enrollment" not in rig.hub.store.header(table.game_id)  # nobody enrolled yet
+        live = live_table(rig)
+        setup.start(["Abby"])
+        assert setup.prompt is not None and setup.prompt.word == "one"
+        rig.until(end)
+        rig.close()
+    assert live.errors == []
+    assert setup.prompt is None, f"still waiting for {setup.prompt}"
+    assert setup.held("Abby") == 21
+    # The takes were not calls: the game heard nothing.
+    assert rig.hub.table is not None and rig.hub.table.rulings == []
+    # The live ear got the takes as they arrived.
+    assert live.listener.enrollment is setup.enrollment
+    assert {w: len(t) for w, t in setup.enrollment.takes["Abby"].items()} == dict.fromkeys(WORDS, 3)
+    # The game's header names the kept WAVs: 16 kHz mono 16-bit, under the state directory.
+    header = rig.hub.store.header(table.game_id)["enrollment"]
+    assert list(header) == ["Abby"] and sorted(header["Abby"]) == sorted(WORDS)
+    for word in WORDS:
+        assert len(header["Abby"][word]) == 3
+        for rel in header["Abby"][word]:
+            assert rel.startswith("voices/") and wav_of(tmp_path / rel) == (1, 2, RATE)
+            seconds = (tmp_path / rel).stat().st_size / 2 / RATE
+            assert 0.3 < seconds < 2.5, (rel, seconds)
+    # replay --game reads the same takes back from the state directory; with
+    # them, george's held-out takes (5), in the same room's floor as the
+    # takes were, are each nearest their own word.
+    session = stored_session(Store(tmp_path / "log.sqlite3"), table.game_id)
+    assert session.enrollment == header and session.base_dir == tmp_path
+    kept = load_enrollment(session.enrollment, session.base_dir)
+    for n, word in enumerate(WORDS, start=1):
+        found = kept.match("Abby", [word], in_room(fsdd(n, 5), seed=n))
+        assert found is not None and found[1] == word and found[0] < 0, (word, found)
+    # A new game of the evening with Abby gets her kept voice at once, and so
+    # does a companion started anew on the same state directory.
+    again = rig.hub.new_game("nasty7", ["Beth", "Abby"], {})
+    assert rig.hub.store.header(again.game_id)["enrollment"] == header
+    assert setup.held("Abby") == 21 and setup.held("Beth") == 0
+    restarted = Hub(Store(tmp_path / "log.sqlite3"))
+    fresh = VoiceSetup(WORDS, TakeStore(tmp_path))
+    attach(fresh, restarted)
+    assert fresh.held("Abby") == 0
+    restarted.resume(again.game_id)
+    assert fresh.held("Abby") == 21 and fresh.prompt is None
+
+
+@pytest.mark.slow
+@needs_fsdd
+def test_a_call_the_recognizer_mishears_is_right_by_the_callers_own_takes(
+        tmp_path: Path) -> None:
+    """Beth (george) enrolls at setup; in the game she calls "two" (a
+    held-out take that pocketsphinx hears as "twelve", left unsure without
+    takes) and the ear, comparing it with her takes, rules it right."""
+    from companion.referee.decision import Evidence, Verdict, decide
+
+    pack = load_pack("en")
+    enrolled = FIRST_S + EVERY_S * len(ROUND)
+    wav = recording(tmp_path / "takes.wav", [(enrolled + 2.8, fsdd(1, 3, "lucas")),
+                                             (enrolled + 4.8, fsdd(2, 4))], enrolled + 8.0)
+    trace: list[tuple[Evidence, Verdict]] = []
+    with use_file_device(tmp_path / "alsa", wav, rate=RATE, tail_s=0.5) as device:
+        rig = open_rig(tmp_path, pack, device)
+        setup = VoiceSetup(count_words(pack.lexicon.number_word), TakeStore(tmp_path))
+        attach(setup, rig.hub)
+        table = rig.hub.new_game("nasty7", ["Abby", "Beth"], {
+            "virtual_deck": True,
+            "composition": {"racketeer": 12, "twin_racketeer": 0, "phone": 0,
+                            "twin_phone": 0, "gun": 0}})
+        rig.record()
+        live = rig.live = LiveTable(
+            rig.hub, board=rig.board, microphone=Paced(rig.mic, rig.clock),
+            listener_for=lambda rate: Listener(rig.recognizer, rate, trace=trace),
+            speaker=rig.speaker)
+        live.step()
+        setup.start(["Beth"])
+        rig.until(enrolled + 1.0)
+        assert setup.held("Beth") == 21 and setup.prompt is None
+        rig.press(0, enrolled + 2.0)  # Abby flips; "one" (lucas) at +2.8
+        rig.press(1, enrolled + 4.0)  # Beth flips; "two" (george) at +4.8
+        rig.until(enrolled + 7.5)
+        rig.close()
+    assert live.errors == []
+    kinds = [(r.type, getattr(r, "player", None)) for r in table.rulings]
+    assert kinds == [("call_ok", "Abby"), ("call_ok", "Beth")], kinds
+    beth = [(e, v) for e, v in trace if e.expected == ("two",)]
+    assert beth and beth[-1][1].outcome == "right"
+    assert beth[-1][0].template_gap is not None and beth[-1][0].template_gap < 0
+    assert [w.text for w in beth[-1][0].words] != ["two"]  # the recognizer misheard it
+    # Without her takes the same evidence is not a sure call.
+    bare = dataclasses.replace(beth[-1][0], template_gap=None, template_word=None)
+    assert decide(bare).outcome != "right"
+
+
+# -- the page ------------------------------------------------------------------------------
+
+@pytest.mark.slow
+@needs_fsdd
+def test_the_voices_page_takes_a_player_through_the_words(
+        tmp_path: Path, browser: Any) -> None:
+    from playwright.sync_api import expect
+    from test_web_browser import enter_pin
+
+    from companion.web import create_app
+    from companion.web.server import start_server
+
+    pack = load_pack("en")
+    after = FIRST_S + EVERY_S * len(ROUND)  # Abby is done by then
+    wav = recording(tmp_path / "takes.wav", [(after + 4.0, talk()),
+                                             (after + 8.0, fsdd(1, 0))], after + 11.0)
+    with use_file_device(tmp_path / "alsa", wav, rate=RATE, tail_s=0.5) as device:
+        rig = open_rig(tmp_path, pack, device)
+        setup = VoiceSetup(count_words(pack.lexicon.number_word), TakeStore(tmp_path))
+        attach(setup, rig.hub)
+        rig.hub.new_game("nasty7", PLAYERS, {})
+        live = live_table(rig)
+        server = start_server(create_app(rig.hub, pin=PIN), "127.0.0.1", 0, spare_threads=4)
+        try:
+            page = browser.new_context(viewport=PHONE).new_page()
+            page.goto(server.url.rstrip("/") + "/settings")
+            page.click("text=Teach the companion your voices")
+            enter_pin(page, PIN)
+            expect(page.locator("#msg")).to_have_text("PIN accepted")
+            status, count = page.locator("#voices-status"), page.locator("#voices-count")
+            expect(status).to_contain_text("Press Start")
+            page.click("#voices-start")
+            expect(status).to_have_text("Abby, say \u201cone\u201d.")
+            expect(page.locator("#voices-words li.lit")).to_have_text("one")
+            expect(count).to_have_text("Abby: 0 of 21")
+            rig.until(FIRST_S + EVERY_S * 9 - 0.2)  # nine takes said
+            expect(count).to_have_text("Abby: 9 of 21")
+            expect(status).to_have_text("Abby, say \u201cthree\u201d.")
+            expect(page.locator("#voices-words li.lit")).to_have_text("three")
+            # Nothing on the page is wider than the phone.
+            assert page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
+            rig.until(after + 0.5)
+            expect(status).to_have_text("Beth, say \u201cone\u201d.")
+            page.click("#voices-skip")
+            expect(status).to_have_text("Carter, say \u201cone\u201d.")
+            page.click("#voices-stop")
+            expect(status).to_contain_text("Press Start")
+            players = page.locator("#voices-players li")
+            expect(players.nth(0)).to_contain_text("Abby: done")
+            expect(players.nth(1)).to_contain_text("Beth: not yet")
+            assert setup.prompt is None and setup.held("Abby") == 21
+            # Redo: Abby's takes are forgotten and asked for again; talk is not a take.
+            page.click('#voices-players button[data-player="Abby"]')
+            expect(status).to_have_text("Abby, say \u201cone\u201d.")
+            expect(players.nth(0)).to_contain_text("Abby: not yet")
+            rig.until(after + 7.5)
+            expect(status).to_have_text("Not caught. Abby, say \u201cone\u201d again.")
+            rig.until(after + 10.5)
+            expect(status).to_have_text("Abby, say \u201ctwo\u201d.")
+            expect(count).to_have_text("Abby: 1 of 21")
+            page.click("#voices-stop")
+            expect(status).to_contain_text("Press Start")
+        finally:
+            server.stop()
+            rig.close()
+    assert live.errors == []
+    assert setup.held("Abby") == 1
+    header = rig.hub.store.header(rig.hub.table.game_id)["enrollment"]
+    assert header == {"Abby": {"one": [header["Abby"]["one"][0]]}}
+    assert header["Abby"]["one"][0].endswith("one-4.wav")  # the first three files are kept
+
+
+# -- bad input -----------------------------------------------------------------------------
+
+@pytest.fixture
+def enrolled(tmp_path: Path) -> tuple[Hub, VoiceSetup, Flask]:
+    """A table whose Abby has three takes of "one" (george's), served by the
+    Flask app with no live table: the companion hears nothing."""
+    from companion.web import create_app
+
+    hub = Hub(Store(tmp_path / "log.sqlite3"))
+    setup = VoiceSetup(WORDS, TakeStore(tmp_path))
+    attach(setup, hub)
+    hub.new_game("nasty7", PLAYERS, {})
+    setup.start(["Abby"])
+    for k in range(3):
+        setup.heard(soxr.resample(fsdd(1, k), RATE, 8000).astype(np.int16), 8000)
+    setup.stop()
+    app = create_app(hub, pin=PIN, test_config={"TESTING": True,
+                                                "TRUSTED_HOSTS": ["localhost", "127.0.0.1"]})
+    return hub, setup, app
+
+
+def phone(app: Flask, *, pin: bool = True) -> tuple[FlaskClient, dict[str, str]]:
+    client = app.test_client()
+    headers = {"X-CSRFToken": client.get("/api/session").get_json()["csrf_token"]}
+    if pin:
+        assert client.post("/api/pin", json={"pin": PIN}, headers=headers).status_code == 200
+    return client, headers
+
+
+def kept(hub: Hub, setup: VoiceSetup, state: Path) -> Any:
+    """What a refused request must leave as it was."""
+    assert hub.table is not None
+    files = sorted(str(p.relative_to(state)) for p in (state / "voices").rglob("*"))
+    return (hub.store.header(hub.table.game_id), setup.held("Abby"), setup.prompt,
+            setup.takes_of(PLAYERS), files)
+
+
+@needs_fsdd
+@pytest.mark.parametrize(("route", "body", "status", "field"), [
+    ("/api/voices/start", {"players": ["Zed"]}, 400, "players"),
+    ("/api/voices/start", {"players": "Abby"}, 400, "players"),
+    ("/api/voices/start", {"players": []}, 400, "players"),
+    ("/api/voices/start", {"players": [["Abby"]]}, 400, "players"),
+    ("/api/voices/start", [], 400, "body"),
+    ("/api/voices/start", {}, 409, "microphone"),  # the companion hears nothing
+    ("/api/voices/redo", {"player": "Abby"}, 409, "microphone"),
+    ("/api/voices/redo", {}, 400, "player"),
+    ("/api/voices/redo", {"player": 7}, 400, "player"),
+    ("/api/voices/redo", {"player": "x" * 5000}, 400, "player"),
+    ("/api/voices/skip", "skip", 400, "body"),
+    ("/api/voices/stop", None, 400, "body"),
+])
+def test_bad_requests_name_the_field_and_lose_nothing(
+        enrolled: tuple[Hub, VoiceSetup, Flask], tmp_path: Path, route: str, body: Any,
+        status: int, field: str) -> None:
+    hub, setup, app = enrolled
+    assert setup.held("Abby") == 3
+    before = kept(hub, setup, tmp_path)
+    client, headers = phone(app)
+    reply = client.post(route, json=body, headers=headers)
+    assert reply.status_code == status, reply.get_data(as_text=True)
+    assert reply.get_json()["field"] == field
+    assert kept(hub, setup, tmp_path) == before
+    assert len(str(reply.get_json()["error"])) < 200
+
+
+@needs_fsdd
+def test_changes_need_the_pin_and_a_game(enrolled: tuple[Hub, VoiceSetup, Flask],
+                                         tmp_path: Path) -> None:
+    hub, setup, app = enrolled
+    before = kept(hub, setup, tmp_path)
+    client, headers = phone(app, pin=False)
+    for route in ("/api/voices/start", "/api/voices/redo", "/api/voices/skip",
+                  "/api/voices/stop"):
+        reply = client.post(route, json={"player": "Abby"}, headers=headers)
+        assert (reply.status_code, reply.get_json()["field"]) == (403, "pin"), route
+    assert client.post("/api/voices/stop", json={}).status_code == 400  # no CSRF token
+    assert kept(hub, setup, tmp_path) == before
+    view = client.get("/api/voices").get_json()
+    assert view["held"] == {"Abby": 3, "Beth": 0, "Carter": 0, "Debbie": 0}
+    assert view["hearing"] is False and view["needed"] == 21
+
+
+
+def test_with_no_game_there_is_nobody_to_take(tmp_path: Path) -> None:
+    from companion.web import create_app
+
+    hub = Hub(Store(tmp_path / "log.sqlite3"))
+    attach(VoiceSetup(WORDS, TakeStore(tmp_path)), hub)
+    app = create_app(hub, pin=PIN, test_config={"TESTING": True,
+                                                "TRUSTED_HOSTS": ["localhost", "127.0.0.1"]})
+    client, headers = phone(app)
+    for route in ("/api/voices/start", "/api/voices/redo"):
+        reply = client.post(route, json={"player": "Abby"}, headers=headers)
+        assert (reply.status_code, reply.get_json()["field"]) == (409, "game"), route
+    assert client.get("/api/voices").get_json()["players"] == []
+    assert hub.store.games() == [] and not (tmp_path / "voices").exists()
+
+
+@needs_fsdd
+def test_a_take_with_too_little_voice_is_asked_again(tmp_path: Path) -> None:
+    setup = VoiceSetup(WORDS, TakeStore(tmp_path))
+    setup.start(["Abby"])
+    click = trim(fsdd(1, 0))[:round(0.06 * RATE)].astype(np.int16)  # 60 ms of a word
+    answered = setup.heard(click, RATE)
+    assert answered is not None and answered.word == "one"
+    assert setup.prompt is not None and setup.prompt.again and setup.prompt.word == "one"
+    assert setup.held("Abby") == 0 and not (tmp_path / "voices").exists()
+    assert setup.heard(fsdd(1, 0), RATE) is not None
+    assert setup.prompt is not None and not setup.prompt.again and setup.prompt.word == "two"
+    assert setup.held("Abby") == 1 and setup.takes_of(["Abby"]) == {
+        "Abby": {"one": [str(TakeStore(tmp_path).folder("Abby").relative_to(tmp_path)
+                             / "one-1.wav")]}}
+
+
+@needs_fsdd
+def test_a_kept_voice_that_cannot_be_read_is_learnt_anew(tmp_path: Path) -> None:
+    store = TakeStore(tmp_path)
+    setup = VoiceSetup(WORDS, store)
+    setup.start(["Abby"])
+    setup.heard(fsdd(1, 0), RATE)
+    setup.heard(fsdd(2, 0), RATE)
+    kept = store.takes("Abby")
+    (tmp_path / kept["two"][0]).write_bytes(b"not a wav")
+    fresh = VoiceSetup(WORDS, store)
+    fresh.load(["Abby"])
+    assert fresh.held("Abby") == 0 and store.takes("Abby") == {}
+    fresh.start(["Abby"])
+    fresh.heard(fsdd(1, 1), RATE)
+    assert store.takes("Abby") == {"one": [kept["one"][0].replace("one-1", "one-2")]}
+    assert (tmp_path / kept["one"][0]).is_file()  # an older game's take stays
