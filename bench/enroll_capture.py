@@ -121,10 +121,10 @@ def score(enrollment: Enrollment, speaker: str) -> tuple[int, int, int, int, int
             got = enrollment.match("Abby", [w], x)
             if got is None:
                 none += 1
-            elif got[0] < 0:
+            elif got.gap < 0:
                 fits += 1
             wrong = enrollment.match("Abby", [other], x)
-            if wrong is not None and wrong[0] > 0:
+            if wrong is not None and wrong.gap > 0:
                 refused += 1
     return fits, refused, none, clips, 2 * clips
 

@@ -157,7 +157,7 @@ def test_a_player_enrolls_by_voice_through_the_microphone(tmp_path: Path) -> Non
     kept = load_enrollment(session.enrollment, session.base_dir)
     for n, word in enumerate(WORDS, start=1):
         found = kept.match("Abby", [word], in_room(fsdd(n, 5), seed=n))
-        assert found is not None and found[1] == word and found[0] < 0, (word, found)
+        assert found is not None and found.word == word and found.gap < 0, (word, found)
     # A new game of the evening with Abby gets her kept voice at once, and so
     # does a companion started anew on the same state directory.
     again = rig.hub.new_game("nasty7", ["Beth", "Abby"], {})
