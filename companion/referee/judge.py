@@ -157,8 +157,7 @@ def hear_recording(recognizer: Recognizer, pcm: npt.NDArray[np.int16], rate: int
     waiting: list[float] = []  # the time of the session event not applied yet
 
     def take(heard: list[Heard]) -> None:
-        for h in heard:
-            say = ear.say(h) if ear is not None else h.to_say()
+        for say in (s for h in heard for s in (ear.says(h) if ear is not None else [h.to_say()])):
             says.append(say)
             if waiting and say.t >= waiting[0]:
                 # An utterance that began before the event and ended after it

@@ -7,24 +7,27 @@ recording) and the ``Listener``::
     ear.steer_at(game.speaker(state))            # before each call window
     mono, t_mono = ear.feed(block, t)             # (n, M) int16 -> beam, mono
     for heard in listener.feed(mono, t_mono):
-        table.submit(ear.say(heard))              # the say, with its seat if sure
+        for say in ear.says(heard):               # one per voice, its seat if sure
+            table.submit(say)
 
 The live table and ``companion replay`` use it alike. The beam is
 ``companion.referee.beam`` (MVDR, interference from the second before the
 steer); the seat is ``companion.referee.seats`` (per-seat beam power rise at
-the utterance's onset).
+the first game word's start, and at each later word's).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
+import msgspec
 import numpy as np
 import numpy.typing as npt
 
 from companion.audio.array import Seating
 from companion.events import Say
 from companion.referee.beam import Beamformer
+from companion.referee.recognizer import Word
 from companion.referee.seats import SeatEstimate, estimate_seat
 from companion.referee.stream import Heard
 
@@ -74,13 +77,44 @@ class SteeredEar:
         return estimate_seat(self.beam, self.seating.seats, onset)
 
     def say(self, heard: Heard) -> Say:
-        """``heard`` as a ``say`` event, with ``seat`` when the estimate is sure
-        (taken at the first game word's start, else at the utterance's onset)."""
+        """``heard`` as one ``say`` event, with ``seat`` when the estimate is
+        sure (taken at the first game word's start, else at the utterance's
+        onset). ``says`` splits an utterance of two voices."""
+        return self.says(heard)[0]
+
+    def says(self, heard: Heard) -> list[Say]:
+        """``heard`` as ``say`` events, each with its ``seat`` when the
+        estimate is sure. The seat is taken at the first game word's start
+        (else at the utterance's onset: in talk the onset is often the
+        talk's); a later word surely from another seat than the words before
+        it starts a new say at its own start. So a player's word followed
+        at once by the caller's (no pause the segmenter could end the
+        utterance at) becomes two says, each with its speaker, instead of
+        one with the first voice's seat. Each say keeps the decision's
+        confidence of its words; a word whose seat is unsure stays with the
+        words before it."""
         say = heard.to_say()
-        # The words' own start: in talk the utterance's onset is often the talk's.
-        onset = heard.words[0].start if heard.words else heard.onset
-        estimate = self.seat_of(onset)
+        if not heard.words:
+            return [self._seated(say, self.seat_of(heard.onset))]
+        groups: list[tuple[str | None, list[Word]]] = []
+        for i, word in enumerate(heard.words):
+            estimate = self.seat_of(word.start)
+            seat = estimate.player if estimate is not None and estimate.sure else None
+            if i == 0 or (seat is not None and seat != groups[-1][0]):
+                groups.append((seat, [word]))
+            else:
+                groups[-1][1].append(word)
+        out = []
+        for k, (seat, words) in enumerate(groups):
+            first, last = k == 0, k == len(groups) - 1
+            out.append(Say(t=say.t if first else words[0].start,
+                           text=" ".join(w.text for w in words),
+                           confidence=min(w.confidence for w in words),
+                           end=say.end if last else words[-1].end, seat=seat))
+        return out
+
+    @staticmethod
+    def _seated(say: Say, estimate: SeatEstimate | None) -> Say:
         if estimate is None or not estimate.sure:
             return say
-        return Say(t=say.t, text=say.text, confidence=say.confidence, end=say.end,
-                   seat=estimate.player)
+        return msgspec.structs.replace(say, seat=estimate.player)
