@@ -33,15 +33,12 @@ from companion.referee.stream import Heard
 
 WORD_LEAD_S = 0.1
 """Seconds before a word's start, as the recognizer places it, at which its
-seat is measured. The recognizer's word starts fall up to about 0.15 s
-after the voice's; measured there, the voice's own beginning is in the
-audio the rise is measured from, and the rise shrinks. Chosen on the room
-simulation (bench/roomsim.py, seeds 500-504, the dev speakers, 4- and
-6-mic arrays, every condition) with the true onsets shifted by -0.1..+0.15
-s: the best seat was the caller's in 98-100 % of calls in quiet, talk at
-10 dB and a wrong seat (89-92 % in talk at 5 dB) measured 0.1 s ahead,
-against 85-94 % (80 %) at the word's start, and sure seats were another
-player's no more often (bench/RESULTS.md)."""
+seat is measured. The recognizer may place a word's start after the
+voice's; measured there, the voice's own beginning falls in the audio the
+rise is measured from, and the rise shrinks. Chosen on the room simulation
+of bench/roomsim.py (seeds 500-504, the dev speakers, both shipped arrays,
+every condition, true onsets shifted by -0.1 to +0.15 s); the figures are
+in bench/RESULTS.md, "Microphone arrays (issue 18)"."""
 
 
 class SteeredEar:
@@ -89,16 +86,17 @@ class SteeredEar:
         return estimate_seat(self.beam, self.seating.seats, onset)
 
     def says(self, heard: Heard) -> list[Say]:
-        """``heard`` as ``say`` events, each with its ``seat`` when the
-        estimate is sure. The seat is taken ``WORD_LEAD_S`` before the first
-        game word's start (else at the utterance's onset: in talk the onset
-        is often the talk's); a later word surely from another seat than the words before
-        it starts a new say at its own start. So a player's word followed
-        at once by the caller's (no pause the segmenter could end the
-        utterance at) becomes two says, each with its speaker, instead of
-        one with the first voice's seat. Each say keeps the decision's
-        confidence of its words; a word whose seat is unsure stays with the
-        words before it."""
+        """``heard`` as ``say`` events (at least one), each with its ``seat``
+        when the estimate is sure. The seat is taken ``WORD_LEAD_S`` before
+        the first game word's start (without words, at the utterance's
+        onset; in talk the onset is often the talk's). A later word surely
+        from another seat than the words before it starts a new say at its
+        own start (seconds, table clock): a player's word followed at once
+        by the caller's (no pause the segmenter could end the utterance at)
+        becomes two says, each with its speaker, instead of one with the
+        first voice's seat. Each say keeps the decision's confidence of its
+        words; a word whose seat is unsure stays with the words before it,
+        so one voice is never split."""
         say = heard.to_say()
         if not heard.words:
             return [self._seated(say, self.seat_of(heard.onset))]
