@@ -95,8 +95,9 @@ class SteeredEar:
         by the caller's (no pause the segmenter could end the utterance at)
         becomes two says, each with its speaker, instead of one with the
         first voice's seat. Each say keeps the decision's confidence of its
-        words; a word whose seat is unsure stays with the words before it,
-        so one voice is never split."""
+        words; a word whose seat is unsure stays with the words before it
+        (a voice going on rises in no beam, so its later words rarely have
+        a sure seat of their own)."""
         say = heard.to_say()
         if not heard.words:
             return [self._seated(say, self.seat_of(heard.onset))]
