@@ -67,6 +67,7 @@ class Cell:
     stage_cpu_s: float = 0.0
     utterances: int = 0
     misses: list[str] = field(default_factory=list)
+    detail: list[str] = field(default_factory=list)
 
 
 class _Timed(SteeredEar):
@@ -112,12 +113,24 @@ def _judge(rendered: roomsim.Rendered, rulings: list[Any], says: list[Say],
         if (call.prompt is not None and verdict is not None and verdict.type == "call_ok"
                 and verdict.t < call.onset_t - 0.15):
             cell.wrong_seat_taken += 1
+        seat = None
         if array != "one":
             near = [s for s in says if abs(s.t - call.onset_t) < 0.3]
             if near:
                 seat = near[0].seat
                 cell.seat_found += seat == call.player
                 cell.seat_wrong += seat is not None and seat != call.player
+        if verdict is None or verdict.type != want or seat != call.player:
+            ruled = ("none" if verdict is None
+                     else f"{verdict.type} {verdict.t:.2f} {getattr(verdict, 'kind', '-')}")
+            heard = " ".join(f"{s.t:.2f}-{s.end or 0:.2f}:{s.text}({s.confidence:.2f})@{s.seat}"
+                             for s in says if call.flip_t - 1.0 <= s.t <= upto)
+            prompt = (f" prompt {call.prompt[0]} {call.prompt[1]:.2f}-{call.prompt[2]:.2f}"
+                      if call.prompt else "")
+            cell.detail.append(
+                f"{array} {rendered.path.name} call {j} {call.player} {call.kind} "
+                f"'{call.said}' flip {call.flip_t:.2f} onset {call.onset_t:.2f}-{call.end_t:.2f}"
+                f"{prompt}: {ruled}; seat {seat}; says {heard}")
         if verdict is not None and verdict.type == "mistake":
             break  # the round ends: later calls are not reached
 
@@ -200,10 +213,13 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--conditions", default=",".join(roomsim.CONDITIONS))
     ap.add_argument("--arrays", default=",".join(ARRAYS))
+    ap.add_argument("--keep", type=Path, help="keep the rendered sessions in this folder")
+    ap.add_argument("--detail", action="store_true",
+                    help="print every call not ruled right or not given its seat")
     args = ap.parse_args()
     start = time.perf_counter()
     cells = run(args.sessions, args.seed, args.conditions.split(","), args.arrays.split(","),
-                progress=lambda s: print(s, file=sys.stderr, flush=True))
+                folder=args.keep, progress=lambda s: print(s, file=sys.stderr, flush=True))
     print(f"Microphone arrays: {args.sessions} rounds per condition, seed {args.seed}, "
           f"pocketsphinx; {platform.machine()} {platform.processor() or ''}".rstrip())
     print()
@@ -214,6 +230,10 @@ def main() -> None:
     misses = [m for c in cells.values() for m in c.misses]
     if misses:
         print("False mistakes: " + "; ".join(misses))
+    if args.detail:
+        print()
+        for c in cells.values():
+            print("\n".join(c.detail))
     print(f"({time.perf_counter() - start:.0f} s)")
 
 

@@ -439,15 +439,16 @@ class LiveTable:
                     speaker is not None and speaker.speaking.overlaps(heard.onset)):
                 voices.heard(heard.pcm, heard.rate)
             return
-        say = self.ear.say(heard) if self.ear is not None else heard.to_say()
-        if speaker is not None and speaker.speaking.overlaps(say.t):
-            self.ignored_while_speaking += 1
-            log.info("ignored %r: the companion was speaking at %.2f", say.text, say.t)
-            return
+        says = self.ear.says(heard) if self.ear is not None else [heard.to_say()]
         to_table = self.hub.to_table
-        say = msgspec.structs.replace(
-            say, t=to_table(say.t), end=None if say.end is None else to_table(say.end))
-        self._push(_Item(t=say.t, seq=next(self._seq), arrived=self.clock(), event=say))
+        for say in says:  # one per voice the array told apart
+            if speaker is not None and speaker.speaking.overlaps(say.t):
+                self.ignored_while_speaking += 1
+                log.info("ignored %r: the companion was speaking at %.2f", say.text, say.t)
+                continue
+            say = msgspec.structs.replace(
+                say, t=to_table(say.t), end=None if say.end is None else to_table(say.end))
+            self._push(_Item(t=say.t, seq=next(self._seq), arrived=self.clock(), event=say))
 
     def _audio_watermark(self) -> float:
         return self.hub.to_table(self._audio_watermark_on_device())

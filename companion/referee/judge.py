@@ -161,10 +161,19 @@ def hear_recording(recognizer: Recognizer, pcm: npt.NDArray[np.int16], rate: int
     if ear is not None:
         ear.steer_at(sim.game.speaker(sim.state), start)
 
+    held: list[Say] = []  # says heard after ``waiting``'s time, before it is applied
+    waiting: list[float] = []  # the time of the session event not applied yet
+
     def take(heard: list[Heard]) -> None:
-        for h in heard:
-            say = ear.say(h) if ear is not None else h.to_say()
+        for say in (s for h in heard for s in (ear.says(h) if ear is not None else [h.to_say()])):
             says.append(say)
+            if waiting and say.t >= waiting[0]:
+                # An utterance that began before the event and ended after it
+                # may have its onset after it (talk first, then the caller's
+                # rise): applied now it would come before the event on the
+                # copy's clock, and the copy would refuse the event.
+                held.append(say)
+                continue
             with contextlib.suppress(EventError):  # the copy only steers the grammar
                 sim.apply(say)
             listener.set_expected(owed(sim), sim.game.speaker(sim.state))
@@ -193,13 +202,27 @@ def hear_recording(recognizer: Recognizer, pcm: npt.NDArray[np.int16], rate: int
         target = round((event.t - start) * rate)
         while pos < target:
             feed(min(chunk, target - pos))
+        if ear is not None:
+            # Steer when the event happens, against the second before it, as
+            # the live table does: the audio after it (the call, and the end
+            # of an utterance running into it) is heard through the new beam.
+            ahead = sim.copy()
+            with contextlib.suppress(EventError):
+                ahead.apply(event)
+            ear.steer_at(ahead.game.speaker(ahead.state), event.t)
+        waiting.append(event.t)
         while listener.in_utterance and pos < len(pcm):
             feed(rate // 100)  # let the utterance end before the event (offline look-ahead)
+        waiting.clear()
         with contextlib.suppress(EventError):
             sim.apply(event)
+        for say in held:
+            with contextlib.suppress(EventError):
+                sim.apply(say)
+        held.clear()
         set_grammar(listener, sim)
-        if ear is not None:  # against the second before the event, as at the table
-            ear.steer_at(sim.game.speaker(sim.state), event.t)
+        if ear is not None and sim.game.speaker(sim.state) != ear.target:
+            ear.steer_at(sim.game.speaker(sim.state), event.t)  # a held say moved the turn on
     while pos < len(pcm):
         feed(chunk)
     take(listener.flush())

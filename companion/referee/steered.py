@@ -7,26 +7,38 @@ recording) and the ``Listener``::
     ear.steer_at(game.speaker(state))            # before each call window
     mono, t_mono = ear.feed(block, t)             # (n, M) int16 -> beam, mono
     for heard in listener.feed(mono, t_mono):
-        table.submit(ear.say(heard))              # the say, with its seat if sure
+        for say in ear.says(heard):               # one per voice, its seat if sure
+            table.submit(say)
 
 The live table and ``companion replay`` use it alike. The beam is
 ``companion.referee.beam`` (MVDR, interference from the second before the
 steer); the seat is ``companion.referee.seats`` (per-seat beam power rise at
-the utterance's onset).
+a little before the first game word's start, and each later word's).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
+import msgspec
 import numpy as np
 import numpy.typing as npt
 
 from companion.audio.array import Seating
 from companion.events import Say
 from companion.referee.beam import Beamformer
+from companion.referee.recognizer import Word
 from companion.referee.seats import SeatEstimate, estimate_seat
 from companion.referee.stream import Heard
+
+WORD_LEAD_S = 0.1
+"""Seconds before a word's start, as the recognizer places it, at which its
+seat is measured. The recognizer may place a word's start after the
+voice's; measured there, the voice's own beginning falls in the audio the
+rise is measured from, and the rise shrinks. Chosen on the room simulation
+of bench/roomsim.py (seeds 500-504, the dev speakers, both shipped arrays,
+every condition, true onsets shifted by -0.1 to +0.15 s); the figures are
+in bench/RESULTS.md, "Microphone arrays (issue 18)"."""
 
 
 class SteeredEar:
@@ -73,14 +85,41 @@ class SteeredEar:
         """Where the utterance starting at ``onset`` came from (None: unknown)."""
         return estimate_seat(self.beam, self.seating.seats, onset)
 
-    def say(self, heard: Heard) -> Say:
-        """``heard`` as a ``say`` event, with ``seat`` when the estimate is sure
-        (taken at the first game word's start, else at the utterance's onset)."""
+    def says(self, heard: Heard) -> list[Say]:
+        """``heard`` as ``say`` events (at least one), each with its ``seat``
+        when the estimate is sure. The seat is taken ``WORD_LEAD_S`` before
+        the first game word's start (without words, at the utterance's
+        onset; in talk the onset is often the talk's). A later word surely
+        from another seat than the words before it starts a new say at its
+        own start (seconds, table clock): a player's word followed at once
+        by the caller's (no pause the segmenter could end the utterance at)
+        becomes two says, each with its speaker, instead of one with the
+        first voice's seat. Each say keeps the decision's confidence of its
+        words; a word whose seat is unsure stays with the words before it
+        (a voice going on rises in no beam, so its later words rarely have
+        a sure seat of their own)."""
         say = heard.to_say()
-        # The words' own start: in talk the utterance's onset is often the talk's.
-        onset = heard.words[0].start if heard.words else heard.onset
-        estimate = self.seat_of(onset)
+        if not heard.words:
+            return [self._seated(say, self.seat_of(heard.onset))]
+        groups: list[tuple[str | None, list[Word]]] = []
+        for i, word in enumerate(heard.words):
+            estimate = self.seat_of(word.start - WORD_LEAD_S)
+            seat = estimate.player if estimate is not None and estimate.sure else None
+            if i == 0 or (seat is not None and seat != groups[-1][0]):
+                groups.append((seat, [word]))
+            else:
+                groups[-1][1].append(word)
+        out = []
+        for k, (seat, words) in enumerate(groups):
+            first, last = k == 0, k == len(groups) - 1
+            out.append(Say(t=say.t if first else words[0].start,
+                           text=" ".join(w.text for w in words),
+                           confidence=min(w.confidence for w in words),
+                           end=say.end if last else words[-1].end, seat=seat))
+        return out
+
+    @staticmethod
+    def _seated(say: Say, estimate: SeatEstimate | None) -> Say:
         if estimate is None or not estimate.sure:
             return say
-        return Say(t=say.t, text=say.text, confidence=say.confidence, end=say.end,
-                   seat=estimate.player)
+        return msgspec.structs.replace(say, seat=estimate.player)
