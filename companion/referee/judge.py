@@ -202,13 +202,16 @@ def hear_recording(recognizer: Recognizer, pcm: npt.NDArray[np.int16], rate: int
         target = round((event.t - start) * rate)
         while pos < target:
             feed(min(chunk, target - pos))
+        ahead = sim.copy()
+        with contextlib.suppress(EventError):
+            ahead.apply(event)
+        # An utterance running on across the event is judged by the call owed
+        # after it if its onset is after it (the listener decides which).
+        listener.set_expected(owed(ahead), ahead.game.speaker(ahead.state), at=event.t)
         if ear is not None:
             # Steer when the event happens, against the second before it, as
             # the live table does: the audio after it (the call, and the end
             # of an utterance running into it) is heard through the new beam.
-            ahead = sim.copy()
-            with contextlib.suppress(EventError):
-                ahead.apply(event)
             ear.steer_at(ahead.game.speaker(ahead.state), event.t)
         waiting.append(event.t)
         while listener.in_utterance and pos < len(pcm):

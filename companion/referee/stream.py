@@ -231,7 +231,7 @@ class Listener:
         self.trace = trace
         self._expected: tuple[str, ...] | None = None
         self._caller: str | None = None
-        self._pending_expected: tuple[tuple[str, ...] | None, str | None] | None = None
+        self._pending_expected: tuple[tuple[str, ...] | None, str | None, float] | None = None
         self.enrollment = enrollment
 
     def _new_resampler(self) -> soxr.ResampleStream | None:
@@ -252,17 +252,23 @@ class Listener:
         self._pending_vocab = (tuple(words), items, early)
         self._apply_vocab()
 
-    def set_expected(self, words: Sequence[str] | None, player: str | None = None) -> None:
-        """The call owed now (game words; empty: silence is owed; None:
-        unknown) and by whom (``player``: whose enrolled takes to compare
+    def set_expected(self, words: Sequence[str] | None, player: str | None = None, *,
+                     at: float | None = None) -> None:
+        """The call owed (game words; empty: silence is owed; None: unknown)
+        from table time ``at`` seconds on (None: the end of the audio fed
+        so far), and by whom (``player``: whose enrolled takes to compare
         with; None: nobody's), what the decision judges the next utterances
-        against; like the vocabulary, it waits for an utterance boundary."""
-        self._pending_expected = (expected_of(words), player)
+        against. Like the vocabulary it takes over at an utterance boundary;
+        an utterance open when it came is judged by it if its onset is at or
+        after ``at`` (talk ran on into the call), else by the one before."""
+        if at is None:
+            at = self.clock.time_of(self.clock.samples) if self.clock.samples else -math.inf
+        self._pending_expected = (expected_of(words), player, at)
         self._apply_vocab()
 
     def _apply_vocab(self) -> None:
         if self._pending_expected is not None and not self.segmenter.in_speech:
-            self._expected, self._caller = self._pending_expected
+            self._expected, self._caller, _ = self._pending_expected
             self._pending_expected = None
         if self._pending_vocab is not None and not self.segmenter.in_speech:
             words, items, early = self._pending_vocab
@@ -388,24 +394,26 @@ class Listener:
             at = self.segmenter.rise(seg.onset, near, RISE_DB, RISE_WINDOW_S)
             if at is not None:
                 onset = max(onset, self.time_of(at))
+        expected, caller = self._owed_at(onset)
         evidence = Evidence(words=tuple(heard), decoded=tuple(words), loud_db=loud,
                             reference_db=self.levels.reference(),
-                            floor_dbfs=self.segmenter.floor_dbfs, expected=self._expected,
+                            floor_dbfs=self.segmenter.floor_dbfs, expected=expected,
                             onset=onset)
         verdict = decide(evidence, self.thresholds)
-        matched = self._templates(pcm, heard) if verdict.outcome in ("unsure", "mistake") else None
+        matched = (self._templates(pcm, heard, expected, caller)
+                   if verdict.outcome in ("unsure", "mistake") else None)
         if matched is not None:  # the caller's own takes have their say too
             evidence = replace(evidence, template_gap=matched.gap, template_word=matched.word,
                                template_fit=matched.fit,
-                               enrolled=frozenset(self.enrollment.words(self._caller or "")))
+                               enrolled=frozenset(self.enrollment.words(caller or "")))
             verdict = decide(evidence, self.thresholds)
-        if (verdict.outcome == "right" and matched is not None and self._expected
-                and any(w.text not in self._expected for w in heard)):
+        if (verdict.outcome == "right" and matched is not None and expected
+                and any(w.text not in expected for w in heard)):
             # The player's own takes overruled the recognizer: the call owed.
             heard = [Word(matched.word, heard[0].start, heard[-1].end, SURE)]
         if self.trace is not None and not early:
             self.trace.append((evidence, verdict))
-        own = self._expected is None and verdict.outcome != "talk"  # nothing to judge by
+        own = expected is None and verdict.outcome != "talk"  # nothing to judge by
         placed = tuple(Word(w.text, w.start + base, w.end + base,
                             w.confidence if own else verdict.confidence) for w in heard)
         result = Heard(onset=onset, end=end, words=placed, forced=seg.forced,
@@ -421,19 +429,29 @@ class Listener:
         return result
 
 
-    def _templates(self, pcm: npt.NDArray[np.int16],
-                   heard: Sequence[Word]) -> Match | None:
+    def _owed_at(self, onset: float) -> tuple[tuple[str, ...] | None, str | None]:
+        """The call owed, and by whom, for an utterance with ``onset`` (table
+        seconds): a change that arrived while the utterance was open (a flip
+        during talk that ran on into the call) applies if the utterance's
+        onset is at or after it."""
+        pending = self._pending_expected
+        if pending is not None and onset >= pending[2]:
+            return pending[0], pending[1]
+        return self._expected, self._caller
+
+    def _templates(self, pcm: npt.NDArray[np.int16], heard: Sequence[Word],
+                   expected: tuple[str, ...] | None, caller: str | None) -> Match | None:
         """The caller's enrolled takes against the heard words' span of
         ``pcm`` (``Enrollment.match``), when they can matter: a call owed,
         and heard words that are not it. None otherwise."""
-        if (self.enrollment is None or not self._expected or not heard
-                or all(w.text in self._expected for w in heard)):
+        if (self.enrollment is None or not expected or not heard
+                or all(w.text in expected for w in heard)):
             return None
         lo = max(0, round((heard[0].start - TEMPLATE_MARGIN_S) * self.rate))
         hi = round((heard[-1].end + TEMPLATE_MARGIN_S) * self.rate)
         floor = self.segmenter.floor_dbfs
         snr = None if floor is None else max(_level_db(pcm, w, self.rate) for w in heard) - floor
-        return self.enrollment.match(self._caller, self._expected, pcm[lo:hi], snr)
+        return self.enrollment.match(caller, expected, pcm[lo:hi], snr)
 
 
 def foreground(seg: Segment, rate: int) -> tuple[int, int, int, int]:
