@@ -129,3 +129,15 @@ def test_enrolled_takes_catch_an_out_of_range_number(tmp_path: Path) -> None:
     rulings = replay_file(enrolled_copy(tmp_path, "clean", "s010"))
     mistakes = [(m["player"], m["kind"]) for m in rulings if m["type"] == "mistake"]
     assert mistakes == [(last["player"], "wrong_number")]
+
+
+def test_talk_running_into_a_flip_is_judged_by_the_call_owed_after_it(tmp_path: Path) -> None:
+    """s011, far field with talk, enrolled: Beth's "six" comes right after
+    talk that ran on across her flip; heard as a phone sound, it was once
+    judged with no call owed (the replay decoded it before applying the
+    flip) and ruled a wrong word. It is judged against the six now: never a
+    mistake, and no correct call of the round is ruled one."""
+    t = truth("s011")
+    rulings = replay_file(enrolled_copy(tmp_path, "farfield_babble15", "s011"))
+    right = {c["player"] for c in t["calls"] if c["kind"] in ("right", "gun")}
+    assert not [m for m in rulings if m["type"] == "mistake" and m["player"] in right]
