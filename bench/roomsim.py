@@ -156,10 +156,17 @@ def _talk_track(rng: np.random.Generator, commands: list[Path], seconds: float,
     return out
 
 
+COUNT_WORDS = ("one", "two", "three", "four", "five", "six", "seven")
+"""The words a player enrolls."""
+
+
 def render_session(folder: Path, name: str, *, condition: str, array: str, seed: int,
-                   flips: int = 6, takes: range = range(3, 50)) -> Rendered:
+                   flips: int = 6, takes: range = range(3, 50), enroll: int = 0) -> Rendered:
     """Render one round to ``folder/name.jsonl`` + ``name.wav`` (one channel
-    per microphone). Seeded: the same arguments give the same files."""
+    per microphone). Seeded: the same arguments give the same files. With
+    ``enroll`` (1-3), the header gives each player's enrollment: takes
+    0 .. ``enroll``-1 of "one" to "seven" by their speaker (never said in a
+    round), as the clean FSDD files (as a close-talking setup would take them)."""
     if condition not in CONDITIONS:
         raise ValueError(f"condition must be one of {CONDITIONS}, not {condition!r}")
     rng = np.random.default_rng([seed, CONDITIONS.index(condition)])
@@ -242,6 +249,11 @@ def render_session(folder: Path, name: str, *, condition: str, array: str, seed:
         wf.writeframes(pcm.tobytes())
     header: dict[str, Any] = {"game": "nasty7", "players": players, "options": {},
                               "microphones": ARRAYS[array], "seats": seats}
+    if enroll:
+        raw = (HUMAN / "raw" / "fsdd").resolve()
+        header["enrollment"] = {
+            p: {word: [str(raw / f"{d}_{voices[p]}_{k}.wav") for k in range(enroll)]
+                for d, word in enumerate(COUNT_WORDS, start=1)} for p in players}
     lines = [header, {"t": 0.0, "type": "audio", "path": f"{name}.wav"}]
     lines += [{"t": c.flip_t, "type": "flip", "player": c.player, "card": "racketeer"}
               for c in calls]
