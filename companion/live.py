@@ -694,9 +694,10 @@ class LiveTable:
             listener.enrollment = voices.enrollment  # the players' takes, as they arrive
         set_expected = getattr(listener, "set_expected", None)
         if set_expected is not None:  # the call owed, for the ear's decision
-            from companion.referee.judge import owed
+            from companion.referee.judge import owed, owed_calls
 
-            set_expected(owed(table.match), table.game.speaker(table.state))
+            set_expected(owed(table.match), table.game.speaker(table.state),
+                         calls=owed_calls(table.match))
 
     def _announce(self, text: str, *, notice: bool = True) -> None:
         """Say and print ``text``; a ``notice`` (device news, an ignored

@@ -176,3 +176,20 @@ def test_with_takes_a_mistake_needs_the_takes_to_agree_and_still_clear_audio() -
     noisy = enrolled("two", 0.999, gap=th.template_mistake + 1.0,
                      loud_db=-26.0, reference_db=-27.0, floor_dbfs=-36.0)
     assert decide(noisy, th).outcome == "unsure"  # 10 dB over the floor: never by ear
+
+
+def test_words_of_the_call_out_of_its_order_are_unsure() -> None:
+    """"four" alone where "three four" is owed: the start of the twin was
+    lost, and the engine would take "four" as the wrong number. With the
+    calls still owed known, it is unsure; "three" alone (the start) is right,
+    and after "three", "four" is."""
+    twin = (("three", "four"),)
+    four = Evidence(words=(w("four", 0.99),), decoded=(w("four", 0.99),),
+                    expected=("three", "four"), calls=twin, **CALLER)
+    assert decide(four).outcome == "unsure"
+    three = Evidence(words=(w("three", 0.99),), decoded=(w("three", 0.99),),
+                     expected=("three", "four"), calls=twin, **CALLER)
+    assert decide(three).outcome == "right"
+    rest = Evidence(words=(w("four", 0.99),), decoded=(w("four", 0.99),),
+                    expected=("three", "four"), calls=(("four",),), **CALLER)
+    assert decide(rest).outcome == "right"

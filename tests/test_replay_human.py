@@ -141,3 +141,28 @@ def test_talk_running_into_a_flip_is_judged_by_the_call_owed_after_it(tmp_path: 
     rulings = replay_file(enrolled_copy(tmp_path, "farfield_babble15", "s011"))
     right = {c["player"] for c in t["calls"] if c["kind"] in ("right", "gun")}
     assert not [m for m in rulings if m["type"] == "mistake" and m["player"] in right]
+
+
+
+def test_a_twin_whose_first_number_is_lost_in_noise_is_no_mistake(tmp_path: Path) -> None:
+    """A generated round (``bench/humanset.py --seed 17``, development split,
+    white noise at 10 dB), enrolled: Carter's twin "three four" loses its
+    "three" in the noise and its "four" comes out as "twelve". The player's
+    takes may only stand for the next number owed ("three"), never for
+    "four" (once ruled a wrong number: the engine takes a lone "four" as the
+    call). No correct call of the round is ruled a mistake."""
+    sys.path.insert(0, str(REPO / "bench"))
+    import enrolled
+    import humanset
+
+    humanset.main(["--out", str(tmp_path / "set"), "--seed", "17", "--rounds", "1",
+                   "--splits", "dev", "--conditions", "white10"])
+    raw = SESSIONS.parent / "raw" / "fsdd"
+    enrolled.enroll_set(tmp_path / "set", tmp_path / "enrolled", 3, raw)
+    t = json.loads((tmp_path / "set" / "dev" / "truth.jsonl").read_text().splitlines()[0])
+    twin = next(c for c in t["calls"] if c["card"] == "twin_racketeer" and c["kind"] == "right"
+                and c["said"] == "three four")
+    rulings = replay_file(tmp_path / "enrolled" / "dev" / "white10" / "s000.jsonl")
+    right = {c["player"] for c in t["calls"] if c["kind"] in ("right", "gun")}
+    assert twin["player"] in right
+    assert not [m for m in rulings if m["type"] == "mistake" and m["player"] in right]

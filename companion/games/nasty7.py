@@ -1144,6 +1144,31 @@ class Nasty7(Game[Nasty7State]):
             return list(dict.fromkeys(self._say_token(x) for x in tokens))
         return [self._say_token(x) for x in call.expected]
 
+    def expected_calls(self, state: Nasty7State) -> list[list[str]]:
+        """The calls that can still be right for the pending call, each the
+        words still owed in order (what was heard of a twin already left
+        out): the seen card's call; for a card inferred from the call, each
+        possible card's call that what was heard so far begins; for a call
+        that picks the sound, each offered sound. Empty with no call
+        pending, or for a silent card."""
+        call = state.call
+        if call is None or call.status != "pending":
+            return []
+        if call.choose_sound:
+            return [[tok] for tok in sorted(self._sound_tokens(state))]
+        if call.card_from != "seen":
+            heard = tuple(tok for tok, _ in call.tokens)
+            options = self._candidates(state, call).values()
+        else:
+            heard, options = call.heard, [call.expected]
+        out = []
+        for expected in options:
+            if expected[:len(heard)] == heard and len(expected) > len(heard):
+                rest = [self._say_token(x) for x in expected[len(heard):]]
+                if rest not in out:
+                    out.append(rest)
+        return out
+
     def early_endpoint(self, state: Nasty7State) -> bool:
         """Always: a call is a word or two of a small grammar, and its ruling
         (or the next flip's) should follow it at once."""

@@ -7,7 +7,8 @@ one place, ``decide``. Its verdict is what the engine gets, as the ``say``
 event's confidence (``Verdict.confidence``), so the engine (pure) stays the
 rules authority and the public session format is unchanged:
 
-* ``right``: the words are the call owed (or a part of it): sure (1.0).
+* ``right``: the words are the call owed, or its start (the first number of
+  a twin): sure (1.0).
 * ``mistake``: a game word that is not the call, heard surely enough that
   a correct call is (almost) never ruled one: sure (1.0); the engine rules
   the kind (wrong number, wrong word, hesitation).
@@ -124,7 +125,9 @@ class Evidence:
     enrolled takes' verdict on the call owed (``Enrollment.match``; None:
     no enrollment, or it could not tell), ``template_word``: the owed word
     whose takes fit best, ``template_fit`` how well (``Match.fit``);
-    ``enrolled``: the words the caller enrolled."""
+    ``enrolled``: the words the caller enrolled. ``calls``: the calls that
+    can still be right, each the words owed in order (None: not known; then
+    any of ``expected`` fits)."""
 
     words: tuple[Word, ...]
     decoded: tuple[Word, ...] = ()
@@ -137,6 +140,7 @@ class Evidence:
     template_word: str | None = None
     template_fit: float | None = None
     enrolled: frozenset[str] = frozenset()
+    calls: tuple[tuple[str, ...], ...] | None = None
 
 
 @dataclass(frozen=True)
@@ -163,6 +167,11 @@ def decide(ev: Evidence, th: Thresholds = DEFAULT) -> Verdict:
     owed = set(ev.expected)
     wrong = [w for w in words if w.text not in owed]
     if not wrong:
+        said = tuple(w.text for w in words)
+        if ev.calls is not None and not any(c[:len(said)] == said for c in ev.calls):
+            # Words of the call, not in its order ("four" of "three four"):
+            # its start was lost, so the engine would take it as a wrong one.
+            return Verdict("unsure", min(least, UNSURE))
         return Verdict("right", SURE)
     gap = ev.template_gap
     if gap is not None and gap <= th.template_right and (

@@ -120,7 +120,18 @@ def set_grammar(listener: Listener, match: Match[Any]) -> None:
     listener.set_vocabulary(match.game.listen_words(match.state),
                             match.game.utterance_items(match.state),
                             early=match.game.early_endpoint(match.state))
-    listener.set_expected(owed(match), match.game.speaker(match.state))
+    listener.set_expected(owed(match), match.game.speaker(match.state),
+                          calls=owed_calls(match))
+
+
+def owed_calls(match: Match[Any]) -> list[list[str]] | None:
+    """The calls that can still be right, each its words in order (The
+    Nasty 7's ``expected_calls``), for the decision; None for games that do
+    not say, or when no call is pending."""
+    calls = getattr(match.game, "expected_calls", None)
+    if calls is None or owed(match) is None:
+        return None
+    return list(calls(match.state))
 
 
 def owed(match: Match[Any]) -> list[str] | None:
@@ -176,7 +187,7 @@ def hear_recording(recognizer: Recognizer, pcm: npt.NDArray[np.int16], rate: int
                 continue
             with contextlib.suppress(EventError):  # the copy only steers the grammar
                 sim.apply(say)
-            listener.set_expected(owed(sim), sim.game.speaker(sim.state))
+            listener.set_expected(owed(sim), sim.game.speaker(sim.state), calls=owed_calls(sim))
 
     def feed(n: int) -> None:
         nonlocal pos
@@ -207,7 +218,8 @@ def hear_recording(recognizer: Recognizer, pcm: npt.NDArray[np.int16], rate: int
             ahead.apply(event)
         # An utterance running on across the event is judged by the call owed
         # after it if its onset is after it (the listener decides which).
-        listener.set_expected(owed(ahead), ahead.game.speaker(ahead.state), at=event.t)
+        listener.set_expected(owed(ahead), ahead.game.speaker(ahead.state), at=event.t,
+                              calls=owed_calls(ahead))
         if ear is not None:
             # Steer when the event happens, against the second before it, as
             # the live table does: the audio after it (the call, and the end

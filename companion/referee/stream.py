@@ -231,7 +231,9 @@ class Listener:
         self.trace = trace
         self._expected: tuple[str, ...] | None = None
         self._caller: str | None = None
-        self._pending_expected: tuple[tuple[str, ...] | None, str | None, float] | None = None
+        self._calls: tuple[tuple[str, ...], ...] | None = None
+        self._pending_expected: tuple[tuple[str, ...] | None, str | None, float,
+                                      tuple[tuple[str, ...], ...] | None] | None = None
         self.enrollment = enrollment
 
     def _new_resampler(self) -> soxr.ResampleStream | None:
@@ -253,22 +255,27 @@ class Listener:
         self._apply_vocab()
 
     def set_expected(self, words: Sequence[str] | None, player: str | None = None, *,
-                     at: float | None = None) -> None:
+                     at: float | None = None,
+                     calls: Sequence[Sequence[str]] | None = None) -> None:
         """The call owed (game words; empty: silence is owed; None: unknown)
         from table time ``at`` seconds on (None: the end of the audio fed
         so far), and by whom (``player``: whose enrolled takes to compare
         with; None: nobody's), what the decision judges the next utterances
         against. Like the vocabulary it takes over at an utterance boundary;
         an utterance open when it came is judged by it if its onset is at or
-        after ``at`` (talk ran on into the call), else by the one before."""
+        after ``at`` (talk ran on into the call), else by the one before.
+        ``calls``: the calls that can still be right, each its words in order
+        (``Nasty7.expected_calls``; None: not known)."""
         if at is None:
             at = self.clock.time_of(self.clock.samples) if self.clock.samples else -math.inf
-        self._pending_expected = (expected_of(words), player, at)
+        ordered = None if calls is None else tuple(
+            e for e in (expected_of(c) for c in calls) if e is not None)
+        self._pending_expected = (expected_of(words), player, at, ordered)
         self._apply_vocab()
 
     def _apply_vocab(self) -> None:
         if self._pending_expected is not None and not self.segmenter.in_speech:
-            self._expected, self._caller, _ = self._pending_expected
+            self._expected, self._caller, _, self._calls = self._pending_expected
             self._pending_expected = None
         if self._pending_vocab is not None and not self.segmenter.in_speech:
             words, items, early = self._pending_vocab
@@ -394,13 +401,15 @@ class Listener:
             at = self.segmenter.rise(seg.onset, near, RISE_DB, RISE_WINDOW_S)
             if at is not None:
                 onset = max(onset, self.time_of(at))
-        expected, caller = self._owed_at(onset)
+        expected, caller, calls = self._owed_at(onset)
         evidence = Evidence(words=tuple(heard), decoded=tuple(words), loud_db=loud,
                             reference_db=self.levels.reference(),
                             floor_dbfs=self.segmenter.floor_dbfs, expected=expected,
-                            onset=onset)
+                            onset=onset, calls=calls)
         verdict = decide(evidence, self.thresholds)
-        matched = (self._templates(pcm, heard, expected, caller)
+        # The takes are single words: they can stand for the next word owed.
+        heads = expected if calls is None else tuple(dict.fromkeys(c[0] for c in calls if c))
+        matched = (self._templates(pcm, heard, heads, caller)
                    if verdict.outcome in ("unsure", "mistake") else None)
         if matched is not None:  # the caller's own takes have their say too
             evidence = replace(evidence, template_gap=matched.gap, template_word=matched.word,
@@ -429,15 +438,16 @@ class Listener:
         return result
 
 
-    def _owed_at(self, onset: float) -> tuple[tuple[str, ...] | None, str | None]:
+    def _owed_at(self, onset: float) -> tuple[tuple[str, ...] | None, str | None,
+                                              tuple[tuple[str, ...], ...] | None]:
         """The call owed, and by whom, for an utterance with ``onset`` (table
         seconds): a change that arrived while the utterance was open (a flip
         during talk that ran on into the call) applies if the utterance's
         onset is at or after it."""
         pending = self._pending_expected
         if pending is not None and onset >= pending[2]:
-            return pending[0], pending[1]
-        return self._expected, self._caller
+            return pending[0], pending[1], pending[3]
+        return self._expected, self._caller, self._calls
 
     def _templates(self, pcm: npt.NDArray[np.int16], heard: Sequence[Word],
                    expected: tuple[str, ...] | None, caller: str | None) -> Match | None:
