@@ -85,7 +85,7 @@ def evidence_of(job: tuple[str, str]) -> list[dict[str, Any]]:
                     "words": [[w.text, w.start, w.end, w.confidence] for w in ev.words],
                     "decoded": [[w.text, w.start, w.end, w.confidence] for w in ev.decoded],
                     "template_gap": ev.template_gap, "template_word": ev.template_word,
-                    "template_fit": ev.template_fit,
+                    "template_fit": ev.template_fit, "template_best_fit": ev.template_best_fit,
                     "enrolled": sorted(ev.enrolled), "outcome": verdict.outcome})
     out_file.parent.mkdir(parents=True, exist_ok=True)
     out_file.write_text(json.dumps({
@@ -104,6 +104,7 @@ def to_evidence(rec: dict[str, Any], expected: tuple[str, ...]) -> Any:
                     expected=expected, onset=rec["onset"],
                     template_gap=rec.get("template_gap"), template_word=rec.get("template_word"),
                     template_fit=rec.get("template_fit"),
+                    template_best_fit=rec.get("template_best_fit"),
                     enrolled=frozenset(rec.get("enrolled", ())))
 
 

@@ -5,6 +5,7 @@ pocketsphinx ear."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -143,10 +144,11 @@ ENROLLED = frozenset({"one", "two", "three", "four", "five", "six", "seven"})
 
 
 def enrolled(word: str, confidence: float, gap: float, fit: float | None = 1.0,
-             **levels: float) -> Evidence:
+             best_fit: float | None = 1.0, **levels: float) -> Evidence:
     return Evidence(words=(w(word, confidence),), decoded=(w(word, confidence),),
                     expected=("six",), template_gap=gap, template_word="six",
-                    template_fit=fit, enrolled=ENROLLED, **(levels or CALLER))
+                    template_fit=fit, template_best_fit=best_fit, enrolled=ENROLLED,
+                    **(levels or CALLER))
 
 
 def test_the_callers_own_takes_overrule_a_confused_count_word() -> None:
@@ -173,6 +175,12 @@ def test_with_takes_a_mistake_needs_the_takes_to_agree_and_still_clear_audio() -
     assert decide(between, th).outcome == "unsure"  # sure recognizer, takes in doubt
     weak = enrolled("two", th.mistake_enrolled - 0.1, gap=th.template_mistake + 0.1)
     assert decide(weak, th).outcome == "unsure"
+    # No take fits the call as a repeat (a reverberant room blurs it): the
+    # gap is no evidence, and the recognizer needs its own bar again.
+    blurred = enrolled("two", 0.9, gap=th.template_mistake + 0.5, best_fit=th.template_fit + 0.2)
+    assert decide(blurred, th).outcome == "unsure"
+    assert decide(replace(blurred, words=(w("two", 0.995),), decoded=(w("two", 0.995),)),
+                  th).outcome == "mistake"
     noisy = enrolled("two", 0.999, gap=th.template_mistake + 1.0,
                      loud_db=-26.0, reference_db=-27.0, floor_dbfs=-36.0)
     assert decide(noisy, th).outcome == "unsure"  # 10 dB over the floor: never by ear

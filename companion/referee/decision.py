@@ -89,8 +89,10 @@ class Thresholds:
     this makes words that do not fit the call owed a right call after all
     (the recognizer confused two count words the player's own takes tell
     apart). ``template_mistake``: a mistake needs a gap at or above this
-    (another of the player's words fits better), and then its wrong words
-    need only ``mistake_enrolled`` confidence instead of ``mistake``."""
+    (another of the player's words fits better), and when that word's takes
+    fit the call as a repeat does (``template_fit``; in a reverberant room
+    no take fits well and the gap is no evidence) its wrong words need only
+    ``mistake_enrolled`` confidence instead of ``mistake``."""
 
     mistake: float = 0.99
     mistake_silent: float = 0.99
@@ -124,7 +126,8 @@ class Evidence:
     ``onset``: seconds on the table clock. ``template_gap``: the caller's
     enrolled takes' verdict on the call owed (``Enrollment.match``; None:
     no enrollment, or it could not tell), ``template_word``: the owed word
-    whose takes fit best, ``template_fit`` how well (``Match.fit``);
+    whose takes fit best, ``template_fit`` how well (``Match.fit``),
+    ``template_best_fit`` how well the nearest enrolled word does;
     ``enrolled``: the words the caller enrolled. ``calls``: the calls that
     can still be right, each the words owed in order (None: not known; then
     any of ``expected`` fits)."""
@@ -139,6 +142,7 @@ class Evidence:
     template_gap: float | None = None
     template_word: str | None = None
     template_fit: float | None = None
+    template_best_fit: float | None = None
     enrolled: frozenset[str] = frozenset()
     calls: tuple[tuple[str, ...], ...] | None = None
 
@@ -186,7 +190,9 @@ def decide(ev: Evidence, th: Thresholds = DEFAULT) -> Verdict:
     if gap is not None:
         if gap < th.template_mistake:
             return Verdict("unsure", min(least, UNSURE))
-        bar = min(bar, th.mistake_enrolled)
+        best = ev.template_best_fit
+        if best is not None and best <= th.template_fit:
+            bar = min(bar, th.mistake_enrolled)  # another word's takes fit it as a repeat
     caller = ev.reference_db is not None and ev.loud_db >= ev.reference_db - th.caller_db
     clear = ev.floor_dbfs is not None and ev.loud_db - ev.floor_dbfs >= th.clear_snr_db
     if caller and clear and len(words) <= th.max_words and min(w.confidence for w in wrong) >= bar:

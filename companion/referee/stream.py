@@ -413,7 +413,7 @@ class Listener:
                    if verdict.outcome in ("unsure", "mistake") else None)
         if matched is not None:  # the caller's own takes have their say too
             evidence = replace(evidence, template_gap=matched.gap, template_word=matched.word,
-                               template_fit=matched.fit,
+                               template_fit=matched.fit, template_best_fit=matched.best_fit,
                                enrolled=frozenset(self.enrollment.words(caller or "")))
             verdict = decide(evidence, self.thresholds)
         if (verdict.outcome == "right" and matched is not None and expected

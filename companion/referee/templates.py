@@ -186,11 +186,14 @@ class Match:
     owed fits best). ``word``: the owed word whose takes fit best. ``fit``:
     its distance over the spread of that word's takes (``Enrollment.spread``;
     about 1 for a true repeat, larger for a word never enrolled; None with
-    a single take)."""
+    a single take). ``best_fit``: the same for the nearest enrolled word of
+    all (large when no take fits well: a word never enrolled, or a voice
+    blurred by a reverberant room)."""
 
     gap: float
     word: str
     fit: float | None = None
+    best_fit: float | None = None
 
 
 def in_noise(pcm: npt.ArrayLike, snr_db: float, seed: int = 0) -> npt.NDArray[np.float64]:
@@ -300,7 +303,10 @@ class Enrollment:
             return None  # the lengths differ too much to tell (a cut word, or talk)
         spread = self.spread(player, word)
         fit = None if not spread else near[word] / spread
-        return Match(gap=float(near[word] - other), word=word, fit=fit)
+        best = min(near, key=lambda w: near[w])
+        best_spread = self.spread(player, best)
+        best_fit = None if not best_spread else near[best] / best_spread
+        return Match(gap=float(near[word] - other), word=word, fit=fit, best_fit=best_fit)
 
 
 def enrollment_of(clips: Mapping[str, Mapping[str, Iterable[npt.ArrayLike]]]) -> Enrollment:
