@@ -120,16 +120,25 @@ def test_enrolled_takes_confirm_a_six_the_recognizer_heard_as_two(tmp_path: Path
     assert ok == [(c["player"], c["count"]) for c in t["calls"] if c["kind"] == "right"]
 
 
-def test_enrolled_takes_catch_an_out_of_range_number(tmp_path: Path) -> None:
-    """s010, clean: "nine" where a six was due is ruled a wrong number for
-    its caller once the caller's own takes of the count words are known
-    (without them it is left unsure: see the test above)."""
-    t = truth("s010")
-    last = t["calls"][-1]
-    rulings = replay_file(enrolled_copy(tmp_path, "clean", "s010"))
+def test_enrolled_takes_catch_a_wrong_number_and_never_take_one_for_the_call(
+        tmp_path: Path) -> None:
+    """s001, clean: the round ends with "one" where a five was due (jackson).
+    Without enrollment it is left unsure; with the caller's own takes of the
+    count words it is ruled a wrong number. s010's "nine" (a number nobody
+    enrolls) is never taken for the six that was due, with or without a
+    mistake (the takes catch it only when some enrolled word fits it as a
+    repeat, which "nine" does not here)."""
+    last = truth("s001")["calls"][-1]
+    assert (last["kind"], last["said"]) == ("wrong", "one")
+    rulings = replay_file(enrolled_copy(tmp_path, "clean", "s001"))
     mistakes = [(m["player"], m["kind"]) for m in rulings if m["type"] == "mistake"]
     assert mistakes == [(last["player"], "wrong_number")]
-
+    nine = truth("s010")["calls"][-1]
+    (tmp_path / "s010").mkdir()
+    rulings = replay_file(enrolled_copy(tmp_path / "s010", "clean", "s010"))
+    assert not [r for r in rulings if r["type"] == "call_ok" and r["t"] >= nine["flip_t"]]
+    assert {(m["player"], m["kind"]) for m in rulings if m["type"] == "mistake"} <= {
+        (nine["player"], "wrong_number")}
 
 def test_talk_running_into_a_flip_is_judged_by_the_call_owed_after_it(tmp_path: Path) -> None:
     """s011, far field with talk, enrolled: Beth's "six" comes right after
