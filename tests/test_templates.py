@@ -58,6 +58,17 @@ def test_batched_dtw_equals_the_recurrence_cell_by_cell() -> None:
     assert distance(a, a) == pytest.approx(0.0, abs=1e-4)
 
 
+def test_the_cepstra_are_scipys_orthonormal_dct() -> None:
+    """The runtime has no scipy: the DCT is a matrix, checked against it."""
+    from scipy.fft import dct
+
+    from companion.referee import templates
+
+    x = np.random.default_rng(1).normal(size=(5, templates.N_MELS))
+    np.testing.assert_allclose(x @ templates._DCT, dct(x, type=2, norm="ortho", axis=1),
+                               atol=1e-10)
+
+
 def test_silence_has_no_features_and_cannot_be_enrolled() -> None:
     quiet = np.zeros(RATE // 2, dtype=np.int16)
     assert features(quiet[:100]).shape == (0, 24)

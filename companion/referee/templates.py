@@ -12,9 +12,11 @@ another count word does. pocketsphinx's general model confuses words such
 as "six" and "eight" on band-limited voices; a player's own takes rarely do
 (``../shared/human-calls/STUDY.md``; measured in ``bench/RESULTS.md``).
 
-Everything here is numpy and scipy: librosa would bring numba (too heavy for
-the Pi's memory budget) and the permissive DTW packages ship no compiled
-aarch64 wheel. Audio is 16-bit mono PCM at ``RATE`` Hz.
+Everything here is numpy (the runtime has no scipy): librosa would bring
+numba (too heavy for the Pi's memory budget) and the permissive DTW
+packages ship no compiled aarch64 wheel; the DCT is its orthonormal type-II
+basis as a matrix (``_DCT``, the same as ``scipy.fft.dct(norm="ortho")``).
+Audio is 16-bit mono PCM at ``RATE`` Hz.
 """
 
 from __future__ import annotations
@@ -24,7 +26,6 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import numpy.typing as npt
-from scipy.fft import dct
 
 RATE = 16000
 """Sample rate of the audio templates are made from and compared with, Hz."""
@@ -73,6 +74,10 @@ def _filterbank() -> npt.NDArray[np.float64]:
 
 
 _FB = _filterbank()
+_DCT = np.sqrt(2.0 / N_MELS) * np.cos(
+    np.pi / N_MELS * (np.arange(N_MELS)[:, None] + 0.5) * np.arange(N_MELS)[None, :])
+_DCT[:, 0] /= np.sqrt(2.0)
+"""The orthonormal DCT-II basis over the mel bands, ``(bands, coefficients)``."""
 _WINDOW = np.hamming(round(FRAME_S * RATE))
 
 
@@ -105,7 +110,7 @@ def features(pcm: npt.ArrayLike) -> npt.NDArray[np.float32]:
     frames = np.lib.stride_tricks.sliding_window_view(x, size)[::step] * _WINDOW
     power = np.abs(np.fft.rfft(frames, N_FFT)) ** 2
     logmel = np.log(power @ _FB.T + 1e-3)
-    ceps = dct(logmel, type=2, norm="ortho", axis=1)[:, 1:N_CEPS + 1]
+    ceps = (logmel @ _DCT)[:, 1:N_CEPS + 1]
     ceps -= ceps.mean(axis=0)
     delta = np.gradient(ceps, axis=0) if len(ceps) > 1 else np.zeros_like(ceps)
     return np.hstack([ceps, delta]).astype(np.float32)
