@@ -21,9 +21,11 @@ import pytest
 from browser_rig import CHROMIUM, launched
 
 from companion.errors import CompanionError
+from companion.hub import Hub
 from companion.replay import replay, stored_session
 from companion.store import Store
 from companion.table import Table
+from companion.web import create_app
 
 
 def _replayed(path: Path, game_id: int, events: int, lexicon: Any) -> list[dict[str, Any]] | None:
@@ -72,3 +74,18 @@ def browser() -> Iterator[Any]:
         pytest.skip("Debian's chromium is not installed")
     with launched() as chromium:
         yield chromium
+
+
+@pytest.fixture
+def hub(tmp_path: Path) -> Hub:
+    """A hub on a fresh event log in the test's folder."""
+    return Hub(Store(tmp_path / "log.sqlite3"))
+
+
+@pytest.fixture
+def app(hub: Hub, request: pytest.FixtureRequest) -> Any:
+    """The control page on ``hub`` for test clients, with the test module's
+    ``PIN`` and its ``TRUSTED_HOSTS`` (default: localhost and 127.0.0.1)."""
+    module = request.module
+    hosts = getattr(module, "TRUSTED_HOSTS", ["localhost", "127.0.0.1"])
+    return create_app(hub, pin=module.PIN, test_config={"TESTING": True, "TRUSTED_HOSTS": hosts})

@@ -28,23 +28,13 @@ from flask.testing import FlaskClient
 from companion.cli import main
 from companion.hub import Hub
 from companion.store import Store
-from companion.web import create_app
 
 PIN = "4321"
+TRUSTED_HOSTS = ["localhost"]
+"""The control page answers localhost only (the conftest ``app`` fixture)."""
 PLAYERS = ["Abby", "Beth", "Carter"]
 HEADER = {"game": "nasty7", "players": PLAYERS}
 LONGEST_MESSAGE = 301  # access.MAX_MESSAGE and its ellipsis
-
-
-@pytest.fixture
-def hub(tmp_path: Path) -> Hub:
-    return Hub(Store(tmp_path / "log.sqlite3"))
-
-
-@pytest.fixture
-def app(hub: Hub) -> Flask:
-    return create_app(hub, pin=PIN, test_config={"TESTING": True,
-                                                 "TRUSTED_HOSTS": ["localhost"]})
 
 
 @pytest.fixture

@@ -31,17 +31,6 @@ Phone = tuple[FlaskClient, dict[str, str]]
 """A test client holding a session, and its CSRF header."""
 
 
-@pytest.fixture
-def hub(tmp_path: Path) -> Hub:
-    return Hub(Store(tmp_path / "log.sqlite3"))
-
-
-@pytest.fixture
-def app(hub: Hub) -> Flask:
-    return create_app(hub, pin=PIN, test_config={"TESTING": True,
-                                                 "TRUSTED_HOSTS": ["localhost", "127.0.0.1"]})
-
-
 def csrf_of(client: FlaskClient) -> dict[str, str]:
     token = client.get("/api/session").get_json()["csrf_token"]
     return {"X-CSRFToken": token}

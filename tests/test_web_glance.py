@@ -7,15 +7,13 @@ from __future__ import annotations
 
 import json
 import re
-from pathlib import Path
 
 import pytest
 from flask import Flask
 
 from companion.games import available_games, game_class
 from companion.hub import Hub
-from companion.store import Store
-from companion.web import control_of, create_app
+from companion.web import control_of
 from companion.web.optionform import option_fields
 from companion.web.setupwords import WORDS
 from companion.web.status import health
@@ -25,17 +23,6 @@ FIGURES = re.compile(r"companion\.|bench|measured|%|\bclips?\b|pocketsphinx|SNR|
                      r"|[A-Z]{3,}_[A-Z]")
 """What a tuning sheet says and players need not read: module paths,
 benchmark words and figures, constants."""
-
-
-@pytest.fixture
-def hub(tmp_path: Path) -> Hub:
-    return Hub(Store(tmp_path / "log.sqlite3"))
-
-
-@pytest.fixture
-def app(hub: Hub) -> Flask:
-    return create_app(hub, pin=PIN, test_config={"TESTING": True,
-                                                 "TRUSTED_HOSTS": ["localhost", "127.0.0.1"]})
 
 
 @pytest.mark.parametrize("game", available_games())

@@ -9,7 +9,6 @@ real SQLite log in a temporary file. Nothing is mocked.
 from __future__ import annotations
 
 import json
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -17,22 +16,9 @@ from flask import Flask
 from flask.testing import FlaskClient
 
 from companion.hub import Hub
-from companion.store import Store
-from companion.web import create_app
 
 PIN = "2468"
 Phone = tuple[FlaskClient, dict[str, str]]
-
-
-@pytest.fixture
-def hub(tmp_path: Path) -> Hub:
-    return Hub(Store(tmp_path / "log.sqlite3"))
-
-
-@pytest.fixture
-def app(hub: Hub) -> Flask:
-    return create_app(hub, pin=PIN, test_config={"TESTING": True,
-                                                 "TRUSTED_HOSTS": ["localhost", "127.0.0.1"]})
 
 
 def phone(app: Flask) -> Phone:

@@ -26,6 +26,8 @@ from companion.store import Store
 from companion.web import create_app
 
 PIN = "4321"
+TRUSTED_HOSTS = ["localhost"]
+"""The control page answers localhost only (the conftest ``app`` fixture)."""
 Phone = tuple[FlaskClient, dict[str, str]]
 
 
@@ -34,17 +36,6 @@ def phone_of(app: Flask, pin: str = PIN) -> Phone:
     headers = {"X-CSRFToken": client.get("/api/session").get_json()["csrf_token"]}
     assert client.post("/api/pin", json={"pin": pin}, headers=headers).status_code == 200
     return client, headers
-
-
-@pytest.fixture
-def hub(tmp_path: Path) -> Hub:
-    return Hub(Store(tmp_path / "log.sqlite3"))
-
-
-@pytest.fixture
-def app(hub: Hub) -> Flask:
-    return create_app(hub, pin=PIN, test_config={"TESTING": True,
-                                                 "TRUSTED_HOSTS": ["localhost"]})
 
 
 def snapshot(hub: Hub) -> Any:
