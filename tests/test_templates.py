@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 import soxr
 
-from companion.referee.templates import RATE, Enrollment, distance, distances, features
+from companion.referee.templates import RATE, Enrollment, distances, features
 
 REPO = Path(__file__).resolve().parents[1]
 FSDD = next((p for p in (REPO / ".." / "shared" / "human-calls" / "raw" / "fsdd",
@@ -55,7 +55,7 @@ def test_batched_dtw_equals_the_recurrence_cell_by_cell() -> None:
     want = [plain_dtw(a, t) for t in templates]
     assert np.isinf(got[-1]) and np.isinf(want[-1])  # 40 frames: more than twice 17
     np.testing.assert_allclose(got[:-1], want[:-1], rtol=1e-6)
-    assert distance(a, a) == pytest.approx(0.0, abs=1e-4)
+    assert distances(a, [a])[0] == pytest.approx(0.0, abs=1e-4)
 
 
 def test_the_cepstra_are_scipys_orthonormal_dct() -> None:
@@ -97,11 +97,12 @@ def test_a_players_own_takes_tell_their_count_words_apart(voice: str) -> None:
     assert enrolled.words("Abby") == set(WORDS[1:8])
     for digit, owed, fits in [(6, "six", True), (6, "two", False), (2, "two", True),
                               (3, "three", True), (7, "one", False)]:
-        gap = enrolled.gap("Abby", [owed], take(digit, voice, 40))
-        assert gap is not None
+        found = enrolled.match("Abby", [owed], take(digit, voice, 40))
+        assert found is not None
+        gap = found.gap
         assert (gap < 0) == fits, (digit, owed, gap)
-    assert enrolled.gap("Beth", ["six"], take(6, voice, 40)) is None  # Beth never enrolled
-    assert enrolled.gap("Abby", ["nine"], take(9, voice, 40)) is None  # "nine" not enrolled
+    assert enrolled.match("Beth", ["six"], take(6, voice, 40)) is None  # Beth never enrolled
+    assert enrolled.match("Abby", ["nine"], take(9, voice, 40)) is None  # "nine" not enrolled
 
 
 def write_session(tmp_path: Path, header: dict[str, object]) -> Path:

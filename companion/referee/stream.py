@@ -409,7 +409,9 @@ class Listener:
         verdict = decide(evidence, self.thresholds)
         # The takes are single words: they can stand for the next word owed.
         heads = expected if calls is None else tuple(dict.fromkeys(c[0] for c in calls if c))
-        matched = (self._templates(pcm, heard, heads, caller)
+        floor = self.segmenter.floor_dbfs
+        snr = None if floor is None else loud - floor  # loud: the loudest heard word
+        matched = (self._templates(pcm, heard, heads, caller, snr)
                    if verdict.outcome in ("unsure", "mistake") else None)
         if matched is not None:  # the caller's own takes have their say too
             evidence = replace(evidence, template_gap=matched.gap, template_word=matched.word,
@@ -450,18 +452,18 @@ class Listener:
         return self._expected, self._caller, self._calls
 
     def _templates(self, pcm: npt.NDArray[np.int16], heard: Sequence[Word],
-                   expected: tuple[str, ...] | None, caller: str | None) -> Match | None:
+                   expected: tuple[str, ...] | None, caller: str | None,
+                   snr_db: float | None) -> Match | None:
         """The caller's enrolled takes against the heard words' span of
-        ``pcm`` (``Enrollment.match``), when they can matter: a call owed,
-        and heard words that are not it. None otherwise."""
+        ``pcm`` (``Enrollment.match``, the call ``snr_db`` dB over the
+        floor), when they can matter: a call owed, and heard words that are
+        not it. None otherwise."""
         if (self.enrollment is None or not expected or not heard
                 or all(w.text in expected for w in heard)):
             return None
         lo = max(0, round((heard[0].start - TEMPLATE_MARGIN_S) * self.rate))
         hi = round((heard[-1].end + TEMPLATE_MARGIN_S) * self.rate)
-        floor = self.segmenter.floor_dbfs
-        snr = None if floor is None else max(_level_db(pcm, w, self.rate) for w in heard) - floor
-        return self.enrollment.match(caller, expected, pcm[lo:hi], snr)
+        return self.enrollment.match(caller, expected, pcm[lo:hi], snr_db)
 
 
 def foreground(seg: Segment, rate: int) -> tuple[int, int, int, int]:

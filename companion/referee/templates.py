@@ -116,12 +116,6 @@ def features(pcm: npt.ArrayLike) -> npt.NDArray[np.float32]:
     return np.hstack([ceps, delta]).astype(np.float32)
 
 
-def distance(a: npt.NDArray[np.float32], b: npt.NDArray[np.float32]) -> float:
-    """The DTW distance between two feature sequences ``(n, d)`` and ``(m, d)``
-    (``distances`` with one template)."""
-    return float(distances(a, [b])[0])
-
-
 def distances(a: npt.NDArray[np.float32],
               templates: Sequence[npt.NDArray[np.float32]]) -> npt.NDArray[np.float64]:
     """The DTW distance from a feature sequence ``(n, d)`` to each of
@@ -272,14 +266,6 @@ class Enrollment:
     def words(self, player: str) -> set[str]:
         """The words ``player`` has enrolled."""
         return set(self.takes.get(player, {}))
-
-    def gap(self, player: str | None, expected: Sequence[str] | None,
-            pcm: npt.ArrayLike, snr_db: float | None = None) -> float | None:
-        """The template gap of an utterance (mono samples at ``RATE`` Hz)
-        for the call owed ``expected`` by ``player`` (``match``'s first
-        figure), or None when it cannot be told."""
-        got = self.match(player, expected, pcm, snr_db)
-        return None if got is None else got.gap
 
     def match(self, player: str | None, expected: Sequence[str] | None,
               pcm: npt.ArrayLike, snr_db: float | None = None) -> Match | None:
