@@ -33,6 +33,7 @@ and hum-like words (``hm``, ``hmm``, ``mm``, ...) to the round's default sound.
 from __future__ import annotations
 
 import re
+import sys
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -325,6 +326,20 @@ def vosk_english_missing() -> str | None:
         return (f"no English vosk model in {str(models_dir())!r} "
                 "('companion models install en' needs the network)")
     return None
+
+
+UNAVAILABLE = 3
+"""A benchmark worker's exit status when its backend cannot run here."""
+
+
+def exit_if_unavailable(name: str) -> None:
+    """In a worker process: exit with ``UNAVAILABLE`` (saying why on
+    stderr) when backend ``name`` cannot run here (``companion-vosk``
+    without an English model)."""
+    reason = vosk_english_missing() if name == "companion-vosk" else None
+    if reason:
+        print(f"{name}: skipped: {reason}", file=sys.stderr)
+        sys.exit(UNAVAILABLE)
 
 
 def make(name: str) -> Backend:

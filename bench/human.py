@@ -69,7 +69,7 @@ EPS = 1e-6
 CONDITION_ORDER = ("clean", "white10", "kitchen10", "babble10", "babble5",
                    "farfield_babble15")
 """The order conditions are reported in; others follow by name."""
-UNAVAILABLE = 3
+UNAVAILABLE = backends.UNAVAILABLE
 
 
 def default_data() -> Path:
@@ -260,11 +260,7 @@ def rule(session: Any, heard: list[tuple[Any, float]]) -> list[dict[str, Any]]:
 def run_worker(name: str, data: Path, splits: list[str], conditions: list[str], limit: int | None,
                result: Path) -> None:
     """Run backend ``name`` over the set; write its per-call records to ``result``."""
-    if name == "companion-vosk":
-        reason = backends.vosk_english_missing()
-        if reason:
-            print(f"{name}: skipped: {reason}", file=sys.stderr)
-            sys.exit(UNAVAILABLE)
+    backends.exit_if_unavailable(name)
     import referee
 
     started = time.perf_counter()

@@ -80,7 +80,7 @@ from companion.events import Say
 DEFAULT_BACKENDS = ("companion-pocketsphinx", "companion-vosk", "ps-lm", "whisper-tiny")
 """The backends of a full run, the default recognizer first."""
 
-UNAVAILABLE = 3
+UNAVAILABLE = backends.UNAVAILABLE
 """A worker's exit status when its backend cannot be loaded here."""
 
 
@@ -175,11 +175,7 @@ def run_worker(name: str, clips: Path, result: Path) -> None:
     rate, trials = load_manifest(clips)
     if rate != backends.RATE:
         raise click.UsageError(f"clips are at {rate} Hz; the backends take {backends.RATE} Hz")
-    if name == "companion-vosk":
-        reason = backends.vosk_english_missing()
-        if reason:
-            print(f"{name}: skipped: {reason}", file=sys.stderr)
-            sys.exit(UNAVAILABLE)
+    backends.exit_if_unavailable(name)
     started = time.perf_counter()
     backend: backends.Backend | None = None if name == "baseline" else backends.make(name)
     load_s = time.perf_counter() - started
