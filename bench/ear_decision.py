@@ -86,7 +86,9 @@ def evidence_of(job: tuple[str, str]) -> list[dict[str, Any]]:
                     "decoded": [[w.text, w.start, w.end, w.confidence] for w in ev.decoded],
                     "template_gap": ev.template_gap, "template_word": ev.template_word,
                     "template_fit": ev.template_fit, "template_best_fit": ev.template_best_fit,
-                    "enrolled": sorted(ev.enrolled), "outcome": verdict.outcome})
+                    "enrolled": sorted(ev.enrolled), "spot_gap": ev.spot_gap,
+                    "spot_fit": ev.spot_fit, "spot_start": ev.spot_start,
+                    "outcome": verdict.outcome})
     out_file.parent.mkdir(parents=True, exist_ok=True)
     out_file.write_text(json.dumps({
         "session": Path(path).stem, "rc": 0, "wall_s": round(wall, 3), "stderr": "",
@@ -105,7 +107,8 @@ def to_evidence(rec: dict[str, Any], expected: tuple[str, ...]) -> Any:
                     template_gap=rec.get("template_gap"), template_word=rec.get("template_word"),
                     template_fit=rec.get("template_fit"),
                     template_best_fit=rec.get("template_best_fit"),
-                    enrolled=frozenset(rec.get("enrolled", ())))
+                    enrolled=frozenset(rec.get("enrolled", ())), spot_gap=rec.get("spot_gap"),
+                    spot_fit=rec.get("spot_fit"), spot_start=rec.get("spot_start"))
 
 
 def collect(data: Path, runs: Path, conditions: list[str], jobs: int) -> list[dict[str, Any]]:

@@ -201,3 +201,20 @@ def test_words_of_the_call_out_of_its_order_are_unsure() -> None:
     rest = Evidence(words=(w("four", 0.99),), decoded=(w("four", 0.99),),
                     expected=("three", "four"), calls=(("four",),), **CALLER)
     assert decide(rest).outcome == "right"
+
+
+def test_talk_holding_the_callers_own_word_is_the_call() -> None:
+    """An utterance decoded into three game words is talk, unless a stretch
+    of it fits the caller's takes of the word owed best of all their words
+    (gap) and as closely as a repeat of it (fit)."""
+    th = Thresholds()
+    words = (w("seven", 0.5, 0.0), w("hmmrrr", 0.6, 0.4), w("two", 0.8, 0.8))
+    talk = Evidence(words=words, decoded=words, expected=("three",), **CALLER)
+    assert decide(talk, th).outcome == "talk"
+    found = replace(talk, spot_gap=th.template_right - 0.2, spot_fit=th.spot_fit - 0.05,
+                    spot_start=0.4)
+    assert (decide(found, th).outcome, decide(found, th).confidence) == ("right", SURE)
+    loose = replace(found, spot_fit=th.spot_fit + 0.05)
+    assert decide(loose, th).outcome == "talk"
+    other = replace(found, spot_gap=th.template_right + 0.05)
+    assert decide(other, th).outcome == "talk"

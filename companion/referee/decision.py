@@ -105,6 +105,7 @@ class Thresholds:
     template_fit: float = 1.4
     template_mistake: float = 0.3
     mistake_enrolled: float = 0.5
+    spot_fit: float = 1.05
 
 
 DEFAULT = Thresholds()
@@ -145,6 +146,9 @@ class Evidence:
     template_best_fit: float | None = None
     enrolled: frozenset[str] = frozenset()
     calls: tuple[tuple[str, ...], ...] | None = None
+    spot_gap: float | None = None
+    spot_fit: float | None = None
+    spot_start: float | None = None
 
 
 @dataclass(frozen=True)
@@ -165,6 +169,9 @@ def decide(ev: Evidence, th: Thresholds = DEFAULT) -> Verdict:
         return Verdict("unsure", 0.0)
     quiet = ev.reference_db is not None and ev.loud_db < ev.reference_db - th.quiet_db
     if len(ev.decoded) >= th.talk_words or quiet:
+        if (ev.spot_gap is not None and ev.spot_fit is not None
+                and ev.spot_gap <= th.template_right and ev.spot_fit <= th.spot_fit):
+            return Verdict("right", SURE)  # the caller's own word, found in the talk
         return Verdict("talk", min(least, TALK))
     if ev.expected is None:  # nothing to judge by: the recognizer's own confidence
         return Verdict("unsure" if least < OWN_SURE else "right", least)

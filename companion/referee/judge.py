@@ -148,6 +148,39 @@ def owed(match: Match[Any]) -> list[str] | None:
     return list(expected(state))
 
 
+class InOrder:
+    """A copy of a match that the ear steers by (the call owed, the caller),
+    fed events as the replay will apply them: in time order, a session's own
+    event before a heard one at the same time. A say heard late (its
+    utterance began before an event already given, and was decoded after it)
+    is put in its place and the copy rebuilt from the start, as the replay's
+    merge by time will apply it; events the engine refuses are skipped, as
+    the copy only steers (the replay reports them)."""
+
+    def __init__(self, match: Match[Any]) -> None:
+        self._start = match.copy()
+        self.match = match.copy()
+        self._events: list[Event] = []
+
+    @staticmethod
+    def _key(event: Event) -> tuple[float, bool]:
+        return event.t, isinstance(event, Say)
+
+    def apply(self, event: Event) -> None:
+        """Give the copy ``event``."""
+        late = bool(self._events) and self._key(event) < self._key(self._events[-1])
+        self._events.append(event)
+        if not late:
+            with contextlib.suppress(EventError):
+                self.match.apply(event)
+            return
+        self._events.sort(key=self._key)
+        self.match = self._start.copy()
+        for ev in self._events:
+            with contextlib.suppress(EventError):
+                self.match.apply(ev)
+
+
 def hear_recording(recognizer: Recognizer, pcm: npt.NDArray[np.int16], rate: int, *,
                    start: float, later: Sequence[Event], match: Match[Any],
                    settings: EarSettings | None = None,
@@ -161,9 +194,10 @@ def hear_recording(recognizer: Recognizer, pcm: npt.NDArray[np.int16], rate: int
     ``enrollment``, each call is also compared with the caller's enrolled
     takes (``companion.referee.templates``)."""
     s = settings or EarSettings()
-    sim = match.copy()
+    steer = InOrder(match)  # what the replay will make of the events so far
     listener = s.listener(recognizer, rate, vad=s.vad, thresholds=s.thresholds, trace=s.trace,
                           enrollment=enrollment)
+    sim = steer.match
     set_grammar(listener, sim)
     chunk = max(1, round(s.chunk * rate))
     says: list[Say] = []
@@ -185,8 +219,8 @@ def hear_recording(recognizer: Recognizer, pcm: npt.NDArray[np.int16], rate: int
                 # copy's clock, and the copy would refuse the event.
                 held.append(say)
                 continue
-            with contextlib.suppress(EventError):  # the copy only steers the grammar
-                sim.apply(say)
+            steer.apply(say)
+            sim = steer.match
             listener.set_expected(owed(sim), sim.game.speaker(sim.state), calls=owed_calls(sim))
 
     def feed(n: int) -> None:
@@ -213,7 +247,7 @@ def hear_recording(recognizer: Recognizer, pcm: npt.NDArray[np.int16], rate: int
         target = round((event.t - start) * rate)
         while pos < target:
             feed(min(chunk, target - pos))
-        ahead = sim.copy()
+        ahead = steer.match.copy()
         with contextlib.suppress(EventError):
             ahead.apply(event)
         # An utterance running on across the event is judged by the call owed
@@ -229,12 +263,11 @@ def hear_recording(recognizer: Recognizer, pcm: npt.NDArray[np.int16], rate: int
         while listener.in_utterance and pos < len(pcm):
             feed(rate // 100)  # let the utterance end before the event (offline look-ahead)
         waiting.clear()
-        with contextlib.suppress(EventError):
-            sim.apply(event)
+        steer.apply(event)
         for say in held:
-            with contextlib.suppress(EventError):
-                sim.apply(say)
+            steer.apply(say)
         held.clear()
+        sim = steer.match
         set_grammar(listener, sim)
         if ear is not None and sim.game.speaker(sim.state) != ear.target:
             ear.steer_at(sim.game.speaker(sim.state), event.t)  # a held say moved the turn on

@@ -27,6 +27,7 @@ an utterance.
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections import deque
 from collections.abc import Sequence
@@ -142,6 +143,11 @@ TEMPLATE_MARGIN_S = 0.1
 """The heard words' span, widened by this many seconds each side, is what
 is compared with the caller's enrolled takes (the decoder's word edges are
 a frame or two off; the takes' own silence is trimmed the same way)."""
+
+SPOT_MIN_S, SPOT_MAX_S = 0.15, 1.2
+"""Stretches of talk shorter or longer than these (seconds) are not
+compared with the caller's takes (``Listener._spot``): no count word is
+that short, and a take warps to at most twice its length."""
 
 TRAILING_S = 0.04
 """A word after the first that starts later than this many seconds before
@@ -422,6 +428,19 @@ class Listener:
                 and any(w.text not in expected for w in heard)):
             # The player's own takes overruled the recognizer: the call owed.
             heard = [Word(matched.word, heard[0].start, heard[-1].end, SURE)]
+        found_in_talk = False  # the loudest word is then the talk's, not the caller's
+        if verdict.outcome == "talk":  # the caller's own word may be inside it
+            evidence, verdict, call = self._spotted(evidence, pcm, words, heads, caller)
+            if call is not None:
+                heard, found_in_talk = [call], True
+                onset = max(onset, base + call.start)
+        pending = self._pending_expected
+        if (pending is not None and onset < pending[2] and not early
+                and verdict.outcome in ("talk", "unsure")):
+            later = self._run_on(pcm, words, base, loud, pending)
+            if later is not None:  # the next call, after talk that ran across its flip
+                evidence, verdict, call = later
+                heard, onset, found_in_talk = [call], base + call.start, True
         if self.trace is not None and not early:
             self.trace.append((evidence, verdict))
         own = expected is None and verdict.outcome != "talk"  # nothing to judge by
@@ -435,7 +454,7 @@ class Listener:
             return None
         if early and self.trace is not None:
             self.trace.append((evidence, verdict))
-        if sure:
+        if sure and not found_in_talk:
             self.levels.add(loud)
         return result
 
@@ -450,6 +469,75 @@ class Listener:
         if pending is not None and onset >= pending[2]:
             return pending[0], pending[1], pending[3]
         return self._expected, self._caller, self._calls
+
+    def _spotted(self, evidence: Evidence, pcm: npt.NDArray[np.int16], words: Sequence[Word],
+                 heads: tuple[str, ...] | None, caller: str | None,
+                 ) -> tuple[Evidence, Verdict, Word | None]:
+        """``evidence`` of a talk utterance with the stretch the caller's
+        takes fit best (``_spot``), decided again; with the call found in it
+        (the owed word, its span, ``SURE``) when the decision says right."""
+        spot = self._spot(pcm, words, heads, caller, self.segmenter.floor_dbfs)
+        if spot is None:
+            return evidence, decide(evidence, self.thresholds), None
+        found, span = spot
+        evidence = replace(evidence, spot_gap=found.gap, spot_fit=found.fit,
+                           spot_start=span.start)
+        verdict = decide(evidence, self.thresholds)
+        return evidence, verdict, span if verdict.outcome == "right" else None
+
+    def _run_on(self, pcm: npt.NDArray[np.int16], words: Sequence[Word], base: float,
+                loud: float, pending: tuple[tuple[str, ...] | None, str | None, float,
+                                            tuple[tuple[str, ...], ...] | None],
+                ) -> tuple[Evidence, Verdict, Word] | None:
+        """An utterance that began before a call became owed (``pending``:
+        the call, its caller, from table time ``at``, the calls that can be
+        right) and ran on past it: its decoded ``words`` from ``at`` on
+        (``base``: the table time of the decoded audio's first sample),
+        judged as an utterance of their own by the call owed after it, with
+        the caller's takes looked for in them when they are talk. The
+        evidence, the verdict and the call (the owed word, its span) when
+        the decision says right; None otherwise."""
+        expected, caller, at, calls = pending
+        after = [w for w in words if base + w.start >= at]
+        if not expected or not after:
+            return None
+        evidence = Evidence(words=tuple(after), decoded=tuple(after), loud_db=loud,
+                            reference_db=self.levels.reference(),
+                            floor_dbfs=self.segmenter.floor_dbfs, expected=expected,
+                            onset=base + after[0].start, calls=calls)
+        verdict = decide(evidence, self.thresholds)
+        if verdict.outcome == "right":
+            return evidence, verdict, Word(" ".join(w.text for w in after), after[0].start,
+                                           after[-1].end, SURE)
+        if verdict.outcome != "talk":
+            return None
+        heads = expected if calls is None else tuple(dict.fromkeys(c[0] for c in calls if c))
+        evidence, verdict, call = self._spotted(evidence, pcm, after, heads, caller)
+        return None if call is None else (evidence, verdict, call)
+
+    def _spot(self, pcm: npt.NDArray[np.int16], words: Sequence[Word],
+              heads: tuple[str, ...] | None, caller: str | None,
+              floor: float | None) -> tuple[Match, Word] | None:
+        """The stretch of a talk utterance (``_spans`` of its decoded
+        ``words``) the caller's takes of a word owed fit best, as its
+        ``Match`` and span; only stretches where an owed word fits better
+        than any other enrolled word count. None: no enrollment, nothing
+        owed, or no such stretch."""
+        if self.enrollment is None or not heads or caller is None:
+            return None
+        best: tuple[Match, Word] | None = None
+        for a, b in _spans(words):
+            lo = max(0, round((a - TEMPLATE_MARGIN_S) * self.rate))
+            hi = round((b + TEMPLATE_MARGIN_S) * self.rate)
+            span = Word(heads[0], a, b, 0.0)
+            snr = None if floor is None else _level_db(pcm, span, self.rate) - floor
+            found = self.enrollment.match(caller, heads, pcm[lo:hi], snr)
+            if (found is None or found.fit is None
+                    or found.gap > self.thresholds.template_right):
+                continue
+            if best is None or found.fit < (best[0].fit or math.inf):
+                best = (found, Word(found.word, a, b, SURE))
+        return best
 
     def _templates(self, pcm: npt.NDArray[np.int16], heard: Sequence[Word],
                    expected: tuple[str, ...] | None, caller: str | None,
@@ -466,7 +554,16 @@ class Listener:
         return self.enrollment.match(caller, expected, pcm[lo:hi], snr_db)
 
 
-def foreground(seg: Segment, rate: int) -> tuple[int, int, int, int]:
+def _spans(words: Sequence[Word]) -> list[tuple[float, float]]:
+    """The stretches of an utterance a call could hide in: each decoded word
+    and each pair of neighbours (seconds from the decoded audio's start)."""
+    out = [(w.start, w.end) for w in words]
+    out += [(a.start, b.end) for a, b in itertools.pairwise(words)]
+    return [(a, b) for a, b in out if SPOT_MIN_S <= b - a <= SPOT_MAX_S]
+
+
+def foreground(seg: Segment, rate: int, db_range: float = FOREGROUND_DB,
+               ) -> tuple[int, int, int, int]:
     """The loud part of an utterance, as indices into ``seg.pcm``: ``(first,
     loud_start, loud_end, last)``. ``loud_start..loud_end`` spans the frames
     within ``FOREGROUND_DB`` of the loudest; ``first..last`` adds the margins
@@ -480,7 +577,7 @@ def foreground(seg: Segment, rate: int) -> tuple[int, int, int, int]:
     if hi - lo < 3:
         return 0, 0, n, n
     db = 10 * np.log10(_frame_power(seg.pcm[lo * frame:hi * frame], rate) + 1.0)
-    active = np.flatnonzero(db >= db.max() - FOREGROUND_DB)
+    active = np.flatnonzero(db >= db.max() - db_range)
     loud_start = (lo + int(active[0])) * frame
     loud_end = (lo + int(active[-1]) + 1) * frame
     a = loud_start - round(LEAD_S * rate)
