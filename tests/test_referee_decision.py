@@ -143,7 +143,7 @@ def test_an_out_of_range_number_by_a_real_voice_is_no_right_call(sphinx: SphinxR
 ENROLLED = frozenset({"one", "two", "three", "four", "five", "six", "seven"})
 
 
-def enrolled(word: str, confidence: float, gap: float, fit: float | None = 1.0,
+def enrolled(word: str, confidence: float, gap: float, fit: float | None = 1.6,
              best_fit: float | None = 1.0, **levels: float) -> Evidence:
     return Evidence(words=(w(word, confidence),), decoded=(w(word, confidence),),
                     expected=("six",), template_gap=gap, template_word="six",
@@ -218,3 +218,15 @@ def test_talk_holding_the_callers_own_word_is_the_call() -> None:
     assert decide(loose, th).outcome == "talk"
     other = replace(found, spot_gap=th.template_right + 0.05)
     assert decide(other, th).outcome == "talk"
+
+
+def test_no_mistake_by_takes_when_the_call_owed_fits_them_as_a_repeat() -> None:
+    """In the far field a correct "six" fitted both its own takes and another
+    word's as a repeat does (1.36 and 1.34): the gap over the other word is
+    then no evidence, and the recognizer needs its own bar."""
+    th = Thresholds()
+    other = enrolled("ten", 0.6, gap=th.template_mistake + 0.2, fit=th.template_fit + 0.3,
+                     best_fit=th.template_fit - 0.1)
+    assert decide(other, th).outcome == "mistake"
+    both = replace(other, template_fit=th.template_fit - 0.05)
+    assert decide(both, th).outcome == "unsure"
