@@ -175,3 +175,36 @@ def test_a_twin_whose_first_number_is_lost_in_noise_is_no_mistake(tmp_path: Path
     right = {c["player"] for c in t["calls"] if c["kind"] in ("right", "gun")}
     assert twin["player"] in right
     assert not [m for m in rulings if m["type"] == "mistake" and m["player"] in right]
+
+
+def test_a_call_inside_talk_is_found_by_the_callers_own_takes(tmp_path: Path) -> None:
+    """s002, talk at 10 dB: Beth's "two" is decoded with the talk around it
+    into three game words, none of them "two", so the utterance is talk and
+    her call is left without a ruling. With the players' takes in the
+    header, the stretch of the talk her takes of "two" fit as a repeat is
+    her call: ruled right, and no mistake in the round."""
+    t = truth("s002")
+    two = next(c for c in t["calls"] if c["expected"] == "two")
+    assert two["kind"] == "right"
+    plain = replay("babble10", "s002")
+    assert (two["player"], 2) not in {(r["player"], r["count"]) for r in plain
+                                       if r["type"] == "call_ok"}
+    rulings = replay_file(enrolled_copy(tmp_path, "babble10", "s002"))
+    assert (two["player"], 2) in {(r["player"], r["count"]) for r in rulings
+                                   if r["type"] == "call_ok"}
+    assert not [m for m in rulings if m["type"] == "mistake"]
+
+
+def test_a_call_after_talk_that_ran_across_its_flip_is_heard() -> None:
+    """s008, talk at 10 dB, no enrollment: talk begins before Debbie's flip
+    and runs on into her "four" in one utterance. Its words from the flip on
+    are judged by the call owed after it: her call is ruled right, near its
+    true onset, and no mistake is ruled."""
+    t = truth("s008")
+    four = next(c for c in t["calls"] if c["player"] == "Debbie")
+    assert (four["kind"], four["expected"]) == ("right", "four")
+    rulings = replay("babble10", "s008")
+    ok = [r for r in rulings if r["type"] == "call_ok" and r["player"] == "Debbie"]
+    assert [r["count"] for r in ok] == [4]
+    assert four["flip_t"] <= ok[0]["t"] <= four["onset_t"] + 0.3
+    assert not [m for m in rulings if m["type"] == "mistake"]
