@@ -430,10 +430,13 @@ class Listener:
             heard = [Word(matched.word, heard[0].start, heard[-1].end, SURE)]
         found_in_talk = False  # the loudest word is then the talk's, not the caller's
         if verdict.outcome == "talk":  # the caller's own word may be inside it
-            evidence, verdict, call = self._spotted(evidence, pcm, words, heads, caller)
-            if call is not None:
-                heard, found_in_talk = [call], True
-                onset = max(onset, base + call.start)
+            spotted = self._spotted(evidence, pcm, words, heads, caller)
+            call = spotted[2]
+            at = max(onset, base + call.start) if call is not None else onset
+            if call is not None and self._owed_at(at) == (expected, caller, calls):
+                evidence, verdict = spotted[0], spotted[1]
+                heard, onset, found_in_talk = [call], at, True
+            # (a stretch after the next flip is not this call: the run-on below judges it)
         pending = self._pending_expected
         if (pending is not None and onset < pending[2] and not early
                 and verdict.outcome in ("talk", "unsure")):
