@@ -222,11 +222,15 @@ def test_talk_holding_the_callers_own_word_is_the_call() -> None:
 
 def test_no_mistake_by_takes_when_the_call_owed_fits_them_as_a_repeat() -> None:
     """In the far field a correct "six" fitted both its own takes and another
-    word's as a repeat does (1.36 and 1.34): the gap over the other word is
-    then no evidence, and the recognizer needs its own bar."""
+    word's alike, as a repeat does (1.36 and 1.34): the gap over the other
+    word is then no evidence, and the recognizer needs its own bar."""
     th = Thresholds()
     other = enrolled("ten", 0.6, gap=th.template_mistake + 0.2, fit=th.template_fit + 0.3,
                      best_fit=th.template_fit - 0.1)
     assert decide(other, th).outcome == "mistake"
-    both = replace(other, template_fit=th.template_fit - 0.05)
-    assert decide(both, th).outcome == "unsure"
+    alike = replace(other, template_fit=th.template_fit - 0.05,
+                    template_best_fit=th.template_fit - 0.05 - th.template_margin / 2)
+    assert decide(alike, th).outcome == "unsure"
+    # The call owed's takes fit it too, but the other word's clearly better.
+    clearly = replace(alike, template_best_fit=th.template_fit - 0.05 - 2 * th.template_margin)
+    assert decide(clearly, th).outcome == "mistake"

@@ -92,9 +92,12 @@ class Thresholds:
     (another of the player's words fits better), and when that word's takes
     fit the call as a repeat does (``template_fit``; in a reverberant room
     no take fits well and the gap is no evidence) and the call owed's takes
-    do not (in the far field both can fit almost alike: a correct "six" of
-    the generated development split, fits 1.36 and 1.34, was ruled a wrong
-    number), its wrong words need only ``mistake_enrolled`` confidence
+    do not fit it as well (the call owed's fit is above ``template_fit``, or at
+    least ``template_margin`` above the other word's: in the far field a
+    correct "six" of the generated development split fitted both alike,
+    1.36 and 1.34, and was ruled a wrong number; margins 0.05-0.2 all
+    removed it and kept every wrong number caught on both development
+    sets), its wrong words need only ``mistake_enrolled`` confidence
     instead of ``mistake``. ``spot_fit``: an utterance of talk holds the
     call when a stretch of it fits the caller's takes of the word owed best
     of all their words (a gap at or below ``template_right``) and within
@@ -113,6 +116,7 @@ class Thresholds:
     template_right: float = -0.1
     template_fit: float = 1.4
     template_mistake: float = 0.3
+    template_margin: float = 0.1
     mistake_enrolled: float = 0.5
     spot_fit: float = 1.05
 
@@ -212,10 +216,11 @@ def decide(ev: Evidence, th: Thresholds = DEFAULT) -> Verdict:
         if gap < th.template_mistake:
             return Verdict("unsure", min(least, UNSURE))
         best = ev.template_best_fit
-        owed_fits = ev.template_fit is not None and ev.template_fit <= th.template_fit
+        owed_fits = (ev.template_fit is not None and ev.template_fit <= th.template_fit
+                     and (best is None or ev.template_fit - best < th.template_margin))
         if best is not None and best <= th.template_fit and not owed_fits:
-            # Another word's takes fit it as a repeat, and the call owed's do not.
-            bar = min(bar, th.mistake_enrolled)  # another word's takes fit it as a repeat
+            # Another word's takes fit it as a repeat, clearly better than the call owed's.
+            bar = min(bar, th.mistake_enrolled)
     caller = ev.reference_db is not None and ev.loud_db >= ev.reference_db - th.caller_db
     clear = ev.floor_dbfs is not None and ev.loud_db - ev.floor_dbfs >= th.clear_snr_db
     if caller and clear and len(words) <= th.max_words and min(w.confidence for w in wrong) >= bar:
