@@ -241,6 +241,7 @@ class Listener:
         self._pending_expected: tuple[tuple[str, ...] | None, str | None, float,
                                       tuple[tuple[str, ...], ...] | None] | None = None
         self.enrollment = enrollment
+        self._later: list[Heard] = []  # calls heard after a flip inside an utterance
 
     def _new_resampler(self) -> soxr.ResampleStream | None:
         if self.device_rate == self.rate:
@@ -300,7 +301,10 @@ class Listener:
         """Add a block of 16-bit mono PCM at ``device_rate`` whose first
         sample was heard at ``first_sample_time`` seconds on the table clock
         (None: right after the previous block). Returns the utterances that
-        ended in it, decoded."""
+        ended in it, decoded; an utterance that ran on past the time a new
+        call became owed (``set_expected``'s ``at``) and holds that call
+        after it gives two: the utterance as judged by the call owed before,
+        and the call, at its own onset."""
         block = np.asarray(pcm, dtype=np.int16).reshape(-1)
         self._apply_vocab()
         placed = self.clock.place(len(block), first_sample_time)
@@ -372,6 +376,8 @@ class Listener:
             heard = self._decode(seg)
             assert heard is not None
             out.append(heard)
+            out += self._later  # the next call, heard in the same utterance
+            self._later.clear()
         return out
 
     def _decode(self, seg: Segment, *, early: bool = False) -> Heard | None:
@@ -437,13 +443,6 @@ class Listener:
                 evidence, verdict = spotted[0], spotted[1]
                 heard, onset, found_in_talk = [call], at, True
             # (a stretch after the next flip is not this call: the run-on below judges it)
-        pending = self._pending_expected
-        if (pending is not None and onset < pending[2] and not early
-                and verdict.outcome in ("talk", "unsure")):
-            later = self._run_on(pcm, words, base, loud, pending)
-            if later is not None:  # the next call, after talk that ran across its flip
-                evidence, verdict, call = later
-                heard, onset, found_in_talk = [call], base + call.start, True
         if self.trace is not None and not early:
             self.trace.append((evidence, verdict))
         own = expected is None and verdict.outcome != "talk"  # nothing to judge by
@@ -459,6 +458,18 @@ class Listener:
             self.trace.append((evidence, verdict))
         if sure and not found_in_talk:
             self.levels.add(loud)
+        pending = self._pending_expected
+        if (pending is not None and onset < pending[2] and not early
+                and verdict.outcome in ("talk", "unsure")):
+            later = self._run_on(pcm, words, base, loud, pending)
+            if later is not None:  # the next call, after talk that ran across its flip
+                evidence, verdict, call = later
+                if self.trace is not None:
+                    self.trace.append((evidence, verdict))
+                self._later.append(Heard(
+                    onset=base + call.start, end=max(end, base + call.end),
+                    words=(Word(call.text, base + call.start, base + call.end, SURE),),
+                    forced=seg.forced, outcome=verdict.outcome, pcm=pcm[:real], rate=self.rate))
         return result
 
 
@@ -565,8 +576,7 @@ def _spans(words: Sequence[Word]) -> list[tuple[float, float]]:
     return [(a, b) for a, b in out if SPOT_MIN_S <= b - a <= SPOT_MAX_S]
 
 
-def foreground(seg: Segment, rate: int, db_range: float = FOREGROUND_DB,
-               ) -> tuple[int, int, int, int]:
+def foreground(seg: Segment, rate: int) -> tuple[int, int, int, int]:
     """The loud part of an utterance, as indices into ``seg.pcm``: ``(first,
     loud_start, loud_end, last)``. ``loud_start..loud_end`` spans the frames
     within ``FOREGROUND_DB`` of the loudest; ``first..last`` adds the margins
@@ -580,7 +590,7 @@ def foreground(seg: Segment, rate: int, db_range: float = FOREGROUND_DB,
     if hi - lo < 3:
         return 0, 0, n, n
     db = 10 * np.log10(_frame_power(seg.pcm[lo * frame:hi * frame], rate) + 1.0)
-    active = np.flatnonzero(db >= db.max() - db_range)
+    active = np.flatnonzero(db >= db.max() - FOREGROUND_DB)
     loud_start = (lo + int(active[0])) * frame
     loud_end = (lo + int(active[-1]) + 1) * frame
     a = loud_start - round(LEAD_S * rate)
