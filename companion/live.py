@@ -692,12 +692,10 @@ class LiveTable:
         voices = self.hub.voice_setup
         if voices is not None and hasattr(listener, "enrollment"):
             listener.enrollment = voices.enrollment  # the players' takes, as they arrive
-        set_expected = getattr(listener, "set_expected", None)
-        if set_expected is not None:  # the call owed, for the ear's decision
-            from companion.referee.judge import owed, owed_calls
+        if hasattr(listener, "set_expected"):  # the call owed, for the ear's decision
+            from companion.referee.judge import expect
 
-            set_expected(owed(table.match), table.game.speaker(table.state),
-                         calls=owed_calls(table.match))
+            expect(listener, table.match)
 
     def _announce(self, text: str, *, notice: bool = True) -> None:
         """Say and print ``text``; a ``notice`` (device news, an ignored

@@ -120,18 +120,21 @@ def set_grammar(listener: Listener, match: Match[Any]) -> None:
     listener.set_vocabulary(match.game.listen_words(match.state),
                             match.game.utterance_items(match.state),
                             early=match.game.early_endpoint(match.state))
-    listener.set_expected(owed(match), match.game.speaker(match.state),
-                          calls=owed_calls(match))
+    expect(listener, match)
 
 
-def owed_calls(match: Match[Any]) -> list[list[str]] | None:
-    """The calls that can still be right, each its words in order (The
-    Nasty 7's ``expected_calls``), for the decision; None for games that do
-    not say, or when no call is pending."""
+def expect(listener: Listener, match: Match[Any], *, at: float | None = None) -> None:
+    """Tell ``listener`` the call ``match`` owes now (``owed``), from table
+    time ``at`` seconds on (None: the end of the audio fed so far; see
+    ``Listener.set_expected``), by whom (the game's ``speaker``), and the
+    calls that can still be right, each its words in order (The Nasty 7's
+    ``expected_calls``; None for games that do not say, or when no call
+    is pending)."""
+    expected = owed(match)
     calls = getattr(match.game, "expected_calls", None)
-    if calls is None or owed(match) is None:
-        return None
-    return list(calls(match.state))
+    listener.set_expected(expected, match.game.speaker(match.state), at=at,
+                          calls=None if calls is None or expected is None
+                          else list(calls(match.state)))
 
 
 def owed(match: Match[Any]) -> list[str] | None:
@@ -197,14 +200,13 @@ def hear_recording(recognizer: Recognizer, pcm: npt.NDArray[np.int16], rate: int
     steer = InOrder(match)  # what the replay will make of the events so far
     listener = s.listener(recognizer, rate, vad=s.vad, thresholds=s.thresholds, trace=s.trace,
                           enrollment=enrollment)
-    sim = steer.match
-    set_grammar(listener, sim)
+    set_grammar(listener, steer.match)
     chunk = max(1, round(s.chunk * rate))
     says: list[Say] = []
     pos = 0
     started: list[bool] = []  # the beam's first output block was placed on the clock
     if ear is not None:
-        ear.steer_at(sim.game.speaker(sim.state), start)
+        ear.steer_at(steer.match.game.speaker(steer.match.state), start)
 
     held: list[Say] = []  # says heard after ``waiting``'s time, before it is applied
     waiting: list[float] = []  # the time of the session event not applied yet
@@ -220,8 +222,7 @@ def hear_recording(recognizer: Recognizer, pcm: npt.NDArray[np.int16], rate: int
                 held.append(say)
                 continue
             steer.apply(say)
-            sim = steer.match
-            listener.set_expected(owed(sim), sim.game.speaker(sim.state), calls=owed_calls(sim))
+            expect(listener, steer.match)
 
     def feed(n: int) -> None:
         nonlocal pos
@@ -252,8 +253,7 @@ def hear_recording(recognizer: Recognizer, pcm: npt.NDArray[np.int16], rate: int
             ahead.apply(event)
         # An utterance running on across the event is judged by the call owed
         # after it if its onset is after it (the listener decides which).
-        listener.set_expected(owed(ahead), ahead.game.speaker(ahead.state), at=event.t,
-                              calls=owed_calls(ahead))
+        expect(listener, ahead, at=event.t)
         if ear is not None:
             # Steer when the event happens, against the second before it, as
             # the live table does: the audio after it (the call, and the end
@@ -267,10 +267,10 @@ def hear_recording(recognizer: Recognizer, pcm: npt.NDArray[np.int16], rate: int
         for say in held:
             steer.apply(say)
         held.clear()
-        sim = steer.match
-        set_grammar(listener, sim)
-        if ear is not None and sim.game.speaker(sim.state) != ear.target:
-            ear.steer_at(sim.game.speaker(sim.state), event.t)  # a held say moved the turn on
+        set_grammar(listener, steer.match)
+        speaker = steer.match.game.speaker(steer.match.state)
+        if ear is not None and speaker != ear.target:
+            ear.steer_at(speaker, event.t)  # a held say moved the turn on
     while pos < len(pcm):
         feed(chunk)
     take(listener.flush())
