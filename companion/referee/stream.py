@@ -203,6 +203,30 @@ class Heard:
                    end=max(self.end, self.onset, 0.0))
 
 
+@dataclass(frozen=True)
+class Owed:
+    """The call the decision judges utterances by: ``expected`` (game words;
+    empty: silence is owed; None: unknown), by ``caller`` (whose enrolled
+    takes to compare with; None: nobody's), ``calls`` (the calls that can
+    still be right, each its words in order; None: not known), owed from
+    table time ``at`` seconds on (not part of equality: the same call owed
+    from another time is the same call)."""
+
+    expected: tuple[str, ...] | None = None
+    caller: str | None = None
+    calls: tuple[tuple[str, ...], ...] | None = None
+    at: float = field(default=-math.inf, compare=False)
+
+    @property
+    def heads(self) -> tuple[str, ...] | None:
+        """The next word of each call that can be right (the enrolled takes
+        are single words: they can stand only for the next word owed);
+        ``expected`` when the calls are not known."""
+        if self.calls is None:
+            return self.expected
+        return tuple(dict.fromkeys(c[0] for c in self.calls if c))
+
+
 class Listener:
     """One audio stream feeding one recognizer.
 
@@ -235,11 +259,8 @@ class Listener:
         self._tried = -1  # the onset of the utterance last decoded early
         self.thresholds = thresholds
         self.trace = trace
-        self._expected: tuple[str, ...] | None = None
-        self._caller: str | None = None
-        self._calls: tuple[tuple[str, ...], ...] | None = None
-        self._pending_expected: tuple[tuple[str, ...] | None, str | None, float,
-                                      tuple[tuple[str, ...], ...] | None] | None = None
+        self._owed = Owed()
+        self._pending_owed: Owed | None = None
         self.enrollment = enrollment
         self._later: list[Heard] = []  # calls heard after a flip inside an utterance
 
@@ -277,13 +298,12 @@ class Listener:
             at = self.clock.time_of(self.clock.samples) if self.clock.samples else -math.inf
         ordered = None if calls is None else tuple(
             e for e in (expected_of(c) for c in calls) if e is not None)
-        self._pending_expected = (expected_of(words), player, at, ordered)
+        self._pending_owed = Owed(expected_of(words), player, ordered, at)
         self._apply_vocab()
 
     def _apply_vocab(self) -> None:
-        if self._pending_expected is not None and not self.segmenter.in_speech:
-            self._expected, self._caller, _, self._calls = self._pending_expected
-            self._pending_expected = None
+        if self._pending_owed is not None and not self.segmenter.in_speech:
+            self._owed, self._pending_owed = self._pending_owed, None
         if self._pending_vocab is not None and not self.segmenter.in_speech:
             words, items, early = self._pending_vocab
             self.recognizer.set_vocabulary(words, items)
@@ -413,36 +433,34 @@ class Listener:
             at = self.segmenter.rise(seg.onset, near, RISE_DB, RISE_WINDOW_S)
             if at is not None:
                 onset = max(onset, self.time_of(at))
-        expected, caller, calls = self._owed_at(onset)
+        owed = self._owed_at(onset)
+        expected = owed.expected
         evidence = Evidence(words=tuple(heard), decoded=tuple(words), loud_db=loud,
                             reference_db=self.levels.reference(),
                             floor_dbfs=self.segmenter.floor_dbfs, expected=expected,
-                            onset=onset, calls=calls)
+                            onset=onset, calls=owed.calls)
         verdict = decide(evidence, self.thresholds)
-        # The takes are single words: they can stand for the next word owed.
-        heads = expected if calls is None else tuple(dict.fromkeys(c[0] for c in calls if c))
         floor = self.segmenter.floor_dbfs
         snr = None if floor is None else loud - floor  # loud: the loudest heard word
-        matched = (self._templates(pcm, heard, heads, caller, snr)
+        matched = (self._templates(pcm, heard, owed.heads, owed.caller, snr)
                    if verdict.outcome in ("unsure", "mistake") else None)
         if matched is not None:  # the caller's own takes have their say too
             evidence = replace(evidence, template_gap=matched.gap, template_word=matched.word,
                                template_fit=matched.fit, template_best_fit=matched.best_fit,
-                               enrolled=frozenset(self.enrollment.words(caller or "")))
+                               enrolled=frozenset(self.enrollment.words(owed.caller or "")))
             verdict = decide(evidence, self.thresholds)
         if (verdict.outcome == "right" and matched is not None and expected
                 and any(w.text not in expected for w in heard)):
             # The player's own takes overruled the recognizer: the call owed.
             heard = [Word(matched.word, heard[0].start, heard[-1].end, SURE)]
         found_in_talk = False  # the loudest word is then the talk's, not the caller's
-        if verdict.outcome == "talk":  # the caller's own word may be inside it
-            spotted = self._spotted(evidence, pcm, words, heads, caller)
-            call = spotted[2]
-            at = max(onset, base + call.start) if call is not None else onset
-            if call is not None and self._owed_at(at) == (expected, caller, calls):
-                evidence, verdict = spotted[0], spotted[1]
-                heard, onset, found_in_talk = [call], at, True
-            # (a stretch after the next flip is not this call: the run-on below judges it)
+        spot = self._spot(pcm, words, owed) if verdict.outcome == "talk" else None
+        # (a stretch after the next flip is not this call: the run-on below judges it)
+        if spot is not None and self._owed_at(max(onset, base + spot[1].start)) == owed:
+            evidence, verdict = self._spotted(evidence, spot)
+            if verdict.outcome == "right":  # the caller's own word, inside the talk
+                heard, found_in_talk = [spot[1]], True
+                onset = max(onset, base + spot[1].start)
         if self.trace is not None and not early:
             self.trace.append((evidence, verdict))
         own = expected is None and verdict.outcome != "talk"  # nothing to judge by
@@ -458,8 +476,8 @@ class Listener:
             self.trace.append((evidence, verdict))
         if sure and not found_in_talk:
             self.levels.add(loud)
-        pending = self._pending_expected
-        if (pending is not None and onset < pending[2] and not early
+        pending = self._pending_owed
+        if (pending is not None and onset < pending.at and not early
                 and verdict.outcome in ("talk", "unsure")):
             later = self._run_on(pcm, words, base, loud, pending)
             if later is not None:  # the next call, after talk that ran across its flip
@@ -472,80 +490,64 @@ class Listener:
                     forced=seg.forced, outcome=verdict.outcome, pcm=pcm[:real], rate=self.rate))
         return result
 
+    def _owed_at(self, onset: float) -> Owed:
+        """The call owed for an utterance with ``onset`` (table seconds): a
+        change that arrived while the utterance was open (a flip during talk
+        that ran on into the call) applies if the utterance's onset is at or
+        after it."""
+        pending = self._pending_owed
+        return pending if pending is not None and onset >= pending.at else self._owed
 
-    def _owed_at(self, onset: float) -> tuple[tuple[str, ...] | None, str | None,
-                                              tuple[tuple[str, ...], ...] | None]:
-        """The call owed, and by whom, for an utterance with ``onset`` (table
-        seconds): a change that arrived while the utterance was open (a flip
-        during talk that ran on into the call) applies if the utterance's
-        onset is at or after it."""
-        pending = self._pending_expected
-        if pending is not None and onset >= pending[2]:
-            return pending[0], pending[1], pending[3]
-        return self._expected, self._caller, self._calls
-
-    def _spotted(self, evidence: Evidence, pcm: npt.NDArray[np.int16], words: Sequence[Word],
-                 heads: tuple[str, ...] | None, caller: str | None,
-                 ) -> tuple[Evidence, Verdict, Word | None]:
+    def _spotted(self, evidence: Evidence, spot: tuple[Match, Word]) -> tuple[Evidence, Verdict]:
         """``evidence`` of a talk utterance with the stretch the caller's
-        takes fit best (``_spot``), decided again; with the call found in it
-        (the owed word, its span, ``SURE``) when the decision says right."""
-        spot = self._spot(pcm, words, heads, caller, self.segmenter.floor_dbfs)
-        if spot is None:
-            return evidence, decide(evidence, self.thresholds), None
+        takes fit best (``_spot``: its ``Match`` and span), and the
+        decision on it (right: that stretch is the call)."""
         found, span = spot
         evidence = replace(evidence, spot_gap=found.gap, spot_fit=found.fit,
                            spot_start=span.start)
-        verdict = decide(evidence, self.thresholds)
-        return evidence, verdict, span if verdict.outcome == "right" else None
+        return evidence, decide(evidence, self.thresholds)
 
     def _run_on(self, pcm: npt.NDArray[np.int16], words: Sequence[Word], base: float,
-                loud: float, pending: tuple[tuple[str, ...] | None, str | None, float,
-                                            tuple[tuple[str, ...], ...] | None],
-                ) -> tuple[Evidence, Verdict, Word] | None:
-        """An utterance that began before a call became owed (``pending``:
-        the call, its caller, from table time ``at``, the calls that can be
-        right) and ran on past it: its decoded ``words`` from ``at`` on
-        (``base``: the table time of the decoded audio's first sample),
-        judged as an utterance of their own by the call owed after it, with
-        the caller's takes looked for in them when they are talk. The
-        evidence, the verdict and the call (the owed word, its span) when
-        the decision says right; None otherwise."""
-        expected, caller, at, calls = pending
-        after = [w for w in words if base + w.start >= at]
-        if not expected or not after:
+                loud: float, pending: Owed) -> tuple[Evidence, Verdict, Word] | None:
+        """An utterance that began before a call became owed (``pending``,
+        from its ``at`` on) and ran on past it: its decoded ``words`` from
+        ``at`` on (``base``: the table time of the decoded audio's first
+        sample), judged as an utterance of their own by the call owed after
+        it, with the caller's takes looked for in them when they are talk.
+        The evidence, the verdict and the call (the owed word, its span)
+        when the decision says right; None otherwise."""
+        after = [w for w in words if base + w.start >= pending.at]
+        if not pending.expected or not after:
             return None
         evidence = Evidence(words=tuple(after), decoded=tuple(after), loud_db=loud,
                             reference_db=self.levels.reference(),
-                            floor_dbfs=self.segmenter.floor_dbfs, expected=expected,
-                            onset=base + after[0].start, calls=calls)
+                            floor_dbfs=self.segmenter.floor_dbfs, expected=pending.expected,
+                            onset=base + after[0].start, calls=pending.calls)
         verdict = decide(evidence, self.thresholds)
         if verdict.outcome == "right":
             return evidence, verdict, Word(" ".join(w.text for w in after), after[0].start,
                                            after[-1].end, SURE)
-        if verdict.outcome != "talk":
+        spot = self._spot(pcm, after, pending) if verdict.outcome == "talk" else None
+        if spot is None:
             return None
-        heads = expected if calls is None else tuple(dict.fromkeys(c[0] for c in calls if c))
-        evidence, verdict, call = self._spotted(evidence, pcm, after, heads, caller)
-        return None if call is None else (evidence, verdict, call)
+        evidence, verdict = self._spotted(evidence, spot)
+        return (evidence, verdict, spot[1]) if verdict.outcome == "right" else None
 
     def _spot(self, pcm: npt.NDArray[np.int16], words: Sequence[Word],
-              heads: tuple[str, ...] | None, caller: str | None,
-              floor: float | None) -> tuple[Match, Word] | None:
+              owed: Owed) -> tuple[Match, Word] | None:
         """The stretch of a talk utterance (``_spans`` of its decoded
-        ``words``) the caller's takes of a word owed fit best, as its
-        ``Match`` and span; only stretches where an owed word fits better
-        than any other enrolled word count. None: no enrollment, nothing
-        owed, or no such stretch."""
+        ``words``) the caller's takes of a word owed (``owed.heads``) fit
+        best, as its ``Match`` and span (the owed word, ``SURE``); only
+        stretches where an owed word fits better than any other enrolled
+        word count. None: no enrollment, nothing owed, or no such stretch."""
+        heads, caller, floor = owed.heads, owed.caller, self.segmenter.floor_dbfs
         if self.enrollment is None or not heads or caller is None:
             return None
         best: tuple[Match, Word] | None = None
         for a, b in _spans(words):
-            lo = max(0, round((a - TEMPLATE_MARGIN_S) * self.rate))
-            hi = round((b + TEMPLATE_MARGIN_S) * self.rate)
             span = Word(heads[0], a, b, 0.0)
             snr = None if floor is None else _level_db(pcm, span, self.rate) - floor
-            found = self.enrollment.match(caller, heads, pcm[lo:hi], snr)
+            found = self.enrollment.match(caller, heads, self._around(pcm, a, b), snr)
             if (found is None or found.fit is None
                     or found.gap > self.thresholds.template_right):
                 continue
@@ -563,9 +565,16 @@ class Listener:
         if (self.enrollment is None or not expected or not heard
                 or all(w.text in expected for w in heard)):
             return None
-        lo = max(0, round((heard[0].start - TEMPLATE_MARGIN_S) * self.rate))
-        hi = round((heard[-1].end + TEMPLATE_MARGIN_S) * self.rate)
-        return self.enrollment.match(caller, expected, pcm[lo:hi], snr_db)
+        return self.enrollment.match(caller, expected,
+                                     self._around(pcm, heard[0].start, heard[-1].end), snr_db)
+
+    def _around(self, pcm: npt.NDArray[np.int16], start: float,
+                end: float) -> npt.NDArray[np.int16]:
+        """The samples of ``pcm`` from ``start`` to ``end`` seconds (from its
+        first sample), widened by ``TEMPLATE_MARGIN_S`` each side: what is
+        compared with the caller's takes."""
+        lo = max(0, round((start - TEMPLATE_MARGIN_S) * self.rate))
+        return pcm[lo:round((end + TEMPLATE_MARGIN_S) * self.rate)]
 
 
 def _spans(words: Sequence[Word]) -> list[tuple[float, float]]:
