@@ -241,7 +241,7 @@ class VoiceSetup:
         """Forget ``player``'s takes and take them again now (then go on
         with whoever was waiting)."""
         with self._lock:
-            self.enrollment.takes.pop(player, None)
+            self.enrollment.forget(player)
             if self.store is not None:
                 self.store.forget(player)
             self.queue = [player] + [p for p in self.queue if p != player]
@@ -284,7 +284,7 @@ class VoiceSetup:
                 try:
                     self.store.add(prompt.player, prompt.word, x)
                 except OSError:
-                    self.enrollment.takes[prompt.player][prompt.word].pop()
+                    self.enrollment.remove_last(prompt.player, prompt.word)
                     raise
         self._changed()
         return prompt
@@ -304,10 +304,7 @@ class VoiceSetup:
                 self.store.forget(player)  # new takes start a new list
                 loaded = None
             with self._lock:
-                if loaded is None or player not in loaded.takes:
-                    self.enrollment.takes.pop(player, None)
-                else:
-                    self.enrollment.takes[player] = loaded.takes[player]
+                self.enrollment.take_over(player, loaded if loaded is not None else Enrollment())
 
     def _changed(self) -> None:
         if self.on_change is not None:

@@ -421,3 +421,30 @@ def test_a_kept_voice_that_cannot_be_read_is_learnt_anew(tmp_path: Path) -> None
     fresh.heard(fsdd(1, 1), RATE)
     assert store.takes("Abby") == {"one": [kept["one"][0].replace("one-1", "one-2")]}
     assert (tmp_path / kept["one"][0]).is_file()  # an older game's take stays
+
+
+@needs_fsdd
+def test_kept_takes_loaded_or_redone_leave_no_trace_of_other_takes(tmp_path: Path) -> None:
+    """The ear compares a call in noise with its takes and with copies of
+    them in noise, made from the takes' samples. Takes loaded for a new
+    game bring their samples (before, the loaded ear had none and made no
+    noisy copies); a player who redoes their takes keeps none of the old
+    ones' samples (before, the old samples still made noisy copies)."""
+    store = TakeStore(tmp_path)
+    setup = VoiceSetup(WORDS, store)
+    setup.start(["Abby"])
+    for digit in (1, 2, 3, 4):  # the words are asked in order
+        setup.heard(fsdd(digit, digit + 3), RATE)
+    fresh = VoiceSetup(WORDS, store)
+    fresh.load(["Abby"])
+    assert fresh.held("Abby") == setup.held("Abby") == 4
+    noisy = fresh.enrollment._templates("Abby", 10.0)  # a call 10 dB over the floor
+    assert {w: len(t) for w, t in noisy.items()} == {
+        w: len(t) for w, t in setup.enrollment._templates("Abby", 10.0).items()}
+    # Each word: its take and the take's copy in noise.
+    assert {w: len(t) for w, t in noisy.items()} == {"one": 2, "two": 2, "three": 2, "four": 2}
+    fresh.redo("Abby")
+    fresh.heard(fsdd(1, 9), RATE)
+    assert {w: len(t) for w, t in fresh.enrollment.audio["Abby"].items()} == {"one": 1}
+    assert {w: len(t) for w, t in fresh.enrollment._templates("Abby", 10.0).items()} == {
+        "one": 2}

@@ -228,9 +228,36 @@ class Enrollment:
         self.takes.setdefault(player, {}).setdefault(word, []).append(feats)
         self.audio.setdefault(player, {}).setdefault(word, []).append(
             np.asarray(pcm, dtype=np.float64).reshape(-1))
-        self._noisy = {k: v for k, v in self._noisy.items() if k[0] != player}
-        self._spread.pop((player, word), None)
+        self._changed(player)
         return True
+
+    def remove_last(self, player: str, word: str) -> None:
+        """Drop ``player``'s last take of ``word`` (one just added that
+        could not be kept elsewhere). Raises ``KeyError``/``IndexError``
+        when there is none."""
+        word = word.strip().lower()
+        self.takes[player][word].pop()
+        self.audio[player][word].pop()
+        self._changed(player)
+
+    def forget(self, player: str) -> None:
+        """Drop every take of ``player``."""
+        self.takes.pop(player, None)
+        self.audio.pop(player, None)
+        self._changed(player)
+
+    def take_over(self, player: str, other: Enrollment) -> None:
+        """``player``'s takes become ``other``'s takes of them (none when
+        ``other`` has none): a player's kept takes loaded anew."""
+        self.forget(player)
+        if player in other.takes:
+            self.takes[player] = other.takes[player]
+            self.audio[player] = other.audio[player]
+
+    def _changed(self, player: str) -> None:
+        """``player``'s takes changed: what was computed from them goes."""
+        self._noisy = {k: v for k, v in self._noisy.items() if k[0] != player}
+        self._spread = {k: v for k, v in self._spread.items() if k[0] != player}
 
     def spread(self, player: str, word: str) -> float | None:
         """How far ``player``'s takes of ``word`` lie from each other: the
