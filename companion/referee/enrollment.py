@@ -13,7 +13,7 @@ templates``). Without the field, nothing changes.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -52,7 +52,7 @@ def takes_from_header(header: Mapping[str, Any], players: Sequence[str]) -> Take
                               field="enrollment")
     out: Takes = {}
     for player, words in value.items():
-        where = f"enrollment.{str(player)[:jsonin.SHORT]}"
+        where = _field(player)
         if player not in players:
             raise EnrollmentError(f"{jsonin.short(str(player))} is not at the table",
                                   field=where)
@@ -61,7 +61,7 @@ def takes_from_header(header: Mapping[str, Any], players: Sequence[str]) -> Take
                                   field=where)
         out[player] = {}
         for word, paths in words.items():
-            at = f"{where}.{str(word)[:jsonin.SHORT]}"
+            at = _field(player, word)
             if isinstance(paths, str):
                 paths = [paths]
             if (not isinstance(paths, list) or not paths or len(paths) > MAX_TAKES
@@ -74,16 +74,27 @@ def takes_from_header(header: Mapping[str, Any], players: Sequence[str]) -> Take
     return out
 
 
-def check_files(takes: Takes, base_dir: Path) -> None:
-    """Raise ``EnrollmentError`` naming the field of the first take whose
-    file is not there (paths relative to ``base_dir``)."""
+def _field(player: Any, word: Any = None) -> str:
+    """The name of a player's (or one of their words') ``enrollment`` field."""
+    where = f"enrollment.{str(player)[:jsonin.SHORT]}"
+    return where if word is None else f"{where}.{str(word)[:jsonin.SHORT]}"
+
+
+def _each_take(takes: Takes) -> Iterator[tuple[str, str, str]]:
+    """Every take of ``takes``: (player, word, WAV path)."""
     for player, words in takes.items():
         for word, paths in words.items():
             for rel in paths:
-                if not (base_dir / rel).is_file():
-                    raise EnrollmentError(f"no enrollment file {jsonin.short(rel)}",
-                                          field=f"enrollment.{player[:jsonin.SHORT]}."
-                                                f"{word[:jsonin.SHORT]}")
+                yield player, word, rel
+
+
+def check_files(takes: Takes, base_dir: Path) -> None:
+    """Raise ``EnrollmentError`` naming the field of the first take whose
+    file is not there (paths relative to ``base_dir``)."""
+    for player, word, rel in _each_take(takes):
+        if not (base_dir / rel).is_file():
+            raise EnrollmentError(f"no enrollment file {jsonin.short(rel)}",
+                                  field=_field(player, word))
 
 
 def load_enrollment(takes: Takes, base_dir: Path) -> Enrollment:
@@ -93,15 +104,13 @@ def load_enrollment(takes: Takes, base_dir: Path) -> Enrollment:
     from companion.referee.judge import mono_of, read_wav_channels
 
     out = Enrollment()
-    for player, words in takes.items():
-        for word, paths in words.items():
-            for rel in paths:
-                path = base_dir / rel
-                if not path.is_file():
-                    raise FileNotFoundError(f"no enrollment file {str(path)!r}")
-                pcm, rate = read_wav_channels(path)
-                mono = mono_of(pcm)
-                if rate != RATE:
-                    mono = soxr.resample(mono, rate, RATE).astype(np.int16)
-                out.add(player, word, mono)
+    for player, word, rel in _each_take(takes):
+        path = base_dir / rel
+        if not path.is_file():
+            raise FileNotFoundError(f"no enrollment file {str(path)!r}")
+        pcm, rate = read_wav_channels(path)
+        mono = mono_of(pcm)
+        if rate != RATE:
+            mono = soxr.resample(mono, rate, RATE).astype(np.int16)
+        out.add(player, word, mono)
     return out
