@@ -139,7 +139,8 @@ def pin(db: Path | None, new: str | None, fresh: bool) -> None:
     takes the new PIN at once; phones then enter it again."""
     import secrets
 
-    from companion.web.access import state_dir, stored_pin
+    from companion.store import state_dir
+    from companion.web.access import stored_pin
 
     if new is not None and fresh:
         _fail("give --set or --new, not both")

@@ -51,7 +51,7 @@ def create_app(hub: Hub, *, pin: str | None = None, state: Path | None = None,
 
     ``pin``: the table PIN needed to change a game (digits; a random 4-digit
     PIN when None, readable as ``app.config["TABLE_PIN"]`` to print and speak).
-    ``state``: the companion's state directory (``access.state_dir``); when
+    ``state``: the companion's state directory (``companion.store.state_dir``); when
     given, the secret key and (unless ``pin`` is given) the table PIN are kept
     there in files of mode 0600, so a restart logs no phone out and keeps
     the PIN (``companion pin`` shows or changes it; the page reads a changed

@@ -44,7 +44,6 @@ from companion.errors import (
     UnknownGameError,
     UnknownStoredGameError,
 )
-from companion.store import state_dir  # noqa: F401  (where the PIN and key live)
 
 log = logging.getLogger(__name__)
 
