@@ -78,21 +78,13 @@ def test_table_talk_makes_no_false_mistake(session: str) -> None:
 
 def enrolled_copy(tmp: Path, condition: str, session: str) -> Path:
     """``session`` of the shared set with each speaking player's enrollment
-    in its header (``bench/enrolled.py``'s way: takes 0-2 of "one".."seven" of
-    the player's own FSDD speaker, takes no session says)."""
-    raw = SESSIONS.parent / "raw" / "fsdd"
-    src = SESSIONS / "dev" / condition / f"{session}.jsonl"
-    lines = src.read_text().splitlines()
-    header = json.loads(lines[0])
-    words = ["one", "two", "three", "four", "five", "six", "seven"]
-    voices = {c["player"]: c["voice"] for c in truth(session)["calls"]}
-    header["enrollment"] = {p: {w: [str(raw / f"{d}_{v}_{k}.wav") for k in range(3)]
-                                for d, w in enumerate(words, start=1)}
-                            for p, v in voices.items()}
-    (tmp / f"{session}.wav").symlink_to((src.parent / f"{session}.wav").resolve())
-    out = tmp / f"{session}.jsonl"
-    out.write_text("\n".join([json.dumps(header), *lines[1:]]) + "\n")
-    return out
+    in its header, as ``bench/enrolled.py`` writes it (takes 0-2 of "one"
+    to "seven" of the player's own FSDD speaker, takes no session says)."""
+    sys.path.insert(0, str(REPO / "bench"))
+    import enrolled
+
+    enrolled.enroll_set(SESSIONS, tmp / "enrolled", 3, SESSIONS.parent / "raw" / "fsdd")
+    return tmp / "enrolled" / "dev" / condition / f"{session}.jsonl"
 
 
 def replay_file(path: Path) -> list[dict[str, Any]]:
