@@ -33,7 +33,7 @@ import argparse
 import json
 import sys
 from concurrent.futures import ProcessPoolExecutor
-from dataclasses import replace
+from dataclasses import fields, replace
 from pathlib import Path
 from typing import Any
 
@@ -77,18 +77,7 @@ def evidence_of(job: tuple[str, str]) -> list[dict[str, Any]]:
     done = replay_all(session, on_audio=audio_handler(None, pack, recognizer=_recognizer,
                                                       settings=EarSettings(trace=trace)))
     wall = time.perf_counter() - t0
-    out = []
-    for ev, verdict in trace:
-        out.append({"onset": ev.onset, "loud_db": ev.loud_db, "reference_db": ev.reference_db,
-                    "floor_dbfs": ev.floor_dbfs,
-                    "expected": None if ev.expected is None else list(ev.expected),
-                    "words": [[w.text, w.start, w.end, w.confidence] for w in ev.words],
-                    "decoded": [[w.text, w.start, w.end, w.confidence] for w in ev.decoded],
-                    "template_gap": ev.template_gap, "template_word": ev.template_word,
-                    "template_fit": ev.template_fit, "template_best_fit": ev.template_best_fit,
-                    "enrolled": sorted(ev.enrolled), "spot_gap": ev.spot_gap,
-                    "spot_fit": ev.spot_fit, "spot_start": ev.spot_start,
-                    "outcome": verdict.outcome})
+    out = [{**plain(ev), "outcome": verdict.outcome} for ev, verdict in trace]
     out_file.parent.mkdir(parents=True, exist_ok=True)
     out_file.write_text(json.dumps({
         "session": Path(path).stem, "rc": 0, "wall_s": round(wall, 3), "stderr": "",
@@ -96,19 +85,41 @@ def evidence_of(job: tuple[str, str]) -> list[dict[str, Any]]:
     return out
 
 
+WORDS = ("words", "decoded")
+"""The ``Evidence`` fields that hold recognized words (kept as lists)."""
+
+
+def plain(ev: Any) -> dict[str, Any]:
+    """An ``Evidence`` as JSON data: every field, words as ``[text, start,
+    end, confidence]``, word sets and tuples as lists (``calls`` left out:
+    the sweep takes the call owed from the ground truth)."""
+    out: dict[str, Any] = {}
+    for f in fields(ev):
+        value = getattr(ev, f.name)
+        if f.name == "calls":
+            continue
+        if f.name in WORDS:
+            value = [[w.text, w.start, w.end, w.confidence] for w in value]
+        elif isinstance(value, frozenset):
+            value = sorted(value)
+        elif isinstance(value, tuple):
+            value = list(value)
+        out[f.name] = value
+    return out
+
+
 def to_evidence(rec: dict[str, Any], expected: tuple[str, ...]) -> Any:
+    """The ``Evidence`` of a recorded utterance (``plain``; fields an older
+    record lacks take their defaults) with the call owed ``expected``."""
     from companion.referee.decision import Evidence
     from companion.referee.recognizer import Word
 
-    return Evidence(words=tuple(Word(*w) for w in rec["words"]),
-                    decoded=tuple(Word(*w) for w in rec["decoded"]), loud_db=rec["loud_db"],
-                    reference_db=rec["reference_db"], floor_dbfs=rec.get("floor_dbfs"),
-                    expected=expected, onset=rec["onset"],
-                    template_gap=rec.get("template_gap"), template_word=rec.get("template_word"),
-                    template_fit=rec.get("template_fit"),
-                    template_best_fit=rec.get("template_best_fit"),
-                    enrolled=frozenset(rec.get("enrolled", ())), spot_gap=rec.get("spot_gap"),
-                    spot_fit=rec.get("spot_fit"), spot_start=rec.get("spot_start"))
+    kept = {f.name for f in fields(Evidence)} - {"expected", "calls"}
+    given = {k: v for k, v in rec.items() if k in kept}
+    for name in WORDS:
+        given[name] = tuple(Word(*w) for w in given.get(name, ()))
+    given["enrolled"] = frozenset(given.get("enrolled", ()))
+    return Evidence(**given, expected=expected)
 
 
 def collect(data: Path, runs: Path, conditions: list[str], jobs: int) -> list[dict[str, Any]]:
