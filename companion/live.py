@@ -427,6 +427,8 @@ class LiveTable:
         if setup is not None and setup.listening is not None and self.ear is not None:
             from companion.referee.seats import locate
 
+            if heard.brief:
+                return  # a cough or a click, not a name
             azimuth = locate(self.ear.beam, heard.onset)
             if azimuth is not None and setup.heard(azimuth) is not None:
                 self._steer()

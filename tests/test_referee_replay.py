@@ -9,6 +9,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 from click.testing import CliRunner
 
@@ -144,3 +145,41 @@ def test_nasty_rules_the_first_phone_players_sound_is_heard_and_kept(
     assert oks == [("Abby", 1), ("Beth", 1), ("Carter", 2), ("Debbie", 3)]
     assert [(r["player"], r["kind"]) for r in rulings if r["type"] == "mistake"] == [
         ("Beth", "hesitation")]
+
+
+def vowel_of(pcm: np.ndarray, frames: int = 5) -> np.ndarray:
+    """The loudest ``frames`` 10 ms frames of an utterance at 16 kHz."""
+    x = pcm.astype(np.float64)
+    n = frames * 160
+    start = int(np.argmax(np.convolve(x ** 2, np.ones(n), mode="valid")))
+    return np.round(x[start:start + n]).astype(np.int16)
+
+
+@pytest.mark.parametrize("beth", ["vowel", "silent"])
+def test_a_call_heard_only_as_a_short_voice_in_loud_noise_is_no_hesitation(
+        sy: Synth, tmp_path: Path, beth: str) -> None:
+    """White noise 10 dB below the calls. Beth's "two" is only its vowel, 50
+    ms (in loud noise the rest of a short call can sink below the noise):
+    too short to decode, but a voice was heard in her window, so it closes
+    unsure, not as a hesitation. Silent, her window is still a hesitation."""
+    calls = [(1.5, sy.utterance("one", PIPER), "one"),
+             (6.5, sy.utterance("three", PIPER), "three")]
+    if beth == "vowel":
+        calls.append((3.8, vowel_of(sy.utterance("two", PIPER)), "two"))
+    clip = synth.place(sorted(calls, key=lambda c: c[0]), seconds=9.0)
+    clip = synth.add_noise(clip, synth.white_noise(len(clip.audio), seed=9), 10.0)
+    synth.write_wav(tmp_path / "table.wav", clip.audio, clip.rate)
+    flips = [(1.0, "Abby"), (3.0, "Beth"), (6.0, "Carter")]
+    lines: list[dict[str, Any]] = [
+        {"game": "nasty7", "players": PLAYERS, "options": {}},
+        {"t": 0.0, "type": "audio", "path": "table.wav"},
+        *({"t": t, "type": "flip", "player": p, "card": "racketeer"} for t, p in flips),
+        {"t": 10.0, "type": "tick"}]
+    session = tmp_path / "game.jsonl"
+    session.write_text("".join(json.dumps(x) + "\n" for x in lines), encoding="utf-8")
+    rulings = replay(session)
+    mistakes = [(r["player"], r["kind"]) for r in rulings if r["type"] == "mistake"]
+    assert mistakes == ([] if beth == "vowel" else [("Beth", "hesitation")])
+    if beth == "vowel":  # play went on past her window: Carter's call was judged
+        assert ("Carter", 3) in [(r["player"], r["count"]) for r in rulings
+                                 if r["type"] == "call_ok"]

@@ -101,6 +101,55 @@ def test_segmenter_ignores_steady_noise_and_silence() -> None:
         assert seg.push(pcm) + seg.flush() == []
 
 
+def burst_in_noise(sy: Synth, frames: int, at: float = 1.5) -> tuple[np.ndarray, float]:
+    """``frames`` 10 ms frames of the loudest part of a synthetic "six" (its
+    vowel) at ``at`` seconds in steady white noise about 15 dB below it: a
+    call whose vowel alone stands out of loud noise. The samples (int16 at
+    ``RATE``) and the burst's start, seconds."""
+    six = sy.utterance("six", ESPEAK).astype(np.float64)
+    n = frames * 160
+    power = np.convolve(six ** 2, np.ones(n), mode="valid")
+    start = int(np.argmax(power))
+    vowel = six[start:start + n] * np.hanning(n) ** 0.1
+    rms = float(np.sqrt(np.mean(vowel ** 2)))
+    audio = synth.white_noise(3 * RATE, seed=4) * rms / 10 ** (15 / 20)
+    audio[round(at * RATE):round(at * RATE) + n] += vowel
+    return np.clip(audio, -32768, 32767).astype(np.int16), at
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("frames", "brief"), [(5, True), (2, False)])
+def test_a_voice_too_short_for_an_utterance_is_a_brief_sound(
+        sy: Synth, frames: int, brief: bool) -> None:
+    """Fewer voiced frames than start an utterance, but at least
+    ``brief_voiced`` of them, are a brief sound at the burst; fewer are
+    nothing (noise alone never makes one: the test above)."""
+    pcm, at = burst_in_noise(sy, frames)
+    seg = Segmenter(RATE)
+    segments = seg.push(pcm) + seg.flush()
+    assert [s.brief for s in segments] == ([True] if brief else [])
+    if brief:
+        assert abs(segments[0].onset / RATE - at) < 0.03
+        assert len(segments[0].pcm) == 0
+
+
+@pytest.mark.slow
+def test_the_listener_hears_a_brief_sound_as_a_voice_with_no_word(
+        sy: Synth, sphinx: SphinxRecognizer) -> None:
+    """A brief sound is not decoded: a ``Heard`` with no words and no
+    samples (so it is never a take at setup), judged unsure, which tells the
+    engine a voice was heard (its window is not a hesitation)."""
+    pcm, at = burst_in_noise(sy, 5)
+    listener = Listener(sphinx, RATE)
+    listener.set_expected(["six"], "Debbie")
+    heard = feed_blocks(listener, pcm, RATE, 10.0)
+    assert [(h.brief, h.words, h.outcome, h.pcm) for h in heard] == [
+        (True, (), "unsure", None)]
+    assert heard[0].onset == pytest.approx(10.0 + at, abs=0.03)
+    say = heard[0].to_say()
+    assert (say.text, say.confidence) == ("", 0.0)
+
+
 def test_segmenter_refuses_a_rate_webrtcvad_cannot_take() -> None:
     with pytest.raises(RecognizerError, match="44100"):
         Segmenter(44100)

@@ -174,7 +174,11 @@ class Heard:
     the decision's verdict. ``pcm``: the samples decoded (the utterance's
     loud part with its margins, ``foreground``), 16-bit mono at ``rate``
     Hz (the recognizer's), for whoever wants the voice itself (a player's
-    takes at setup, ``companion.voice_setup``); None when not given."""
+    takes at setup, ``companion.voice_setup``); None when not given.
+    ``brief``: a voice too short to start an utterance (``Segment.brief``),
+    not decoded: no words, no ``pcm``; it still tells the engine a voice
+    was heard (a call in loud noise whose vowel alone stood out), so the
+    window it falls in is never ruled a hesitation."""
 
     onset: float
     end: float
@@ -183,6 +187,7 @@ class Heard:
     outcome: Outcome | None = None
     pcm: npt.NDArray[np.int16] | None = field(default=None, compare=False, repr=False)
     rate: int = 0
+    brief: bool = False
 
     @property
     def text(self) -> str:
@@ -403,6 +408,8 @@ class Listener:
     def _decode(self, seg: Segment, *, early: bool = False) -> Heard | None:
         """Decode an utterance; with ``early``, None unless it is a sure call
         (and then nothing is learnt from it)."""
+        if seg.brief:
+            return self._brief(seg)
         first, loud_start, loud_end, last = foreground(seg, self.rate)
         pcm = seg.pcm[first:last]
         real = len(pcm)
@@ -489,6 +496,20 @@ class Listener:
                     words=(Word(call.text, base + call.start, base + call.end, SURE),),
                     forced=seg.forced, outcome=verdict.outcome, pcm=pcm[:real], rate=self.rate))
         return result
+
+    def _brief(self, seg: Segment) -> Heard:
+        """A voice too short to decode (``Segment.brief``): judged as an
+        utterance with no game word (the decision's unsure)."""
+        onset = self.time_of(seg.onset)
+        owed = self._owed_at(onset)
+        evidence = Evidence(words=(), floor_dbfs=self.segmenter.floor_dbfs,
+                            reference_db=self.levels.reference(), expected=owed.expected,
+                            onset=onset, calls=owed.calls)
+        verdict = decide(evidence, self.thresholds)
+        if self.trace is not None:
+            self.trace.append((evidence, verdict))
+        return Heard(onset=onset, end=self.time_of(seg.end), words=(),
+                     outcome=verdict.outcome, brief=True)
 
     def _owed_at(self, onset: float) -> Owed:
         """The call owed for an utterance with ``onset`` (table seconds): a

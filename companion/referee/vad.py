@@ -10,7 +10,9 @@ voiced frame, or at ``max_length`` seconds. Each ``Segment`` carries its PCM
 with ``pre_roll`` seconds before the onset and the trailing silence, ready for
 a recognizer. While an utterance is open, ``quiet`` says how long the stream
 has been back at its floor, ``peek`` gives the utterance so far and ``cut``
-ends it at once (the listener's early endpoint).
+ends it at once (the listener's early endpoint). A voice too short to start
+an utterance (a few voiced frames well above the floor) is a brief
+``Segment``: no samples, only where it was.
 
 Sample indices are the stream's, at ``rate`` Hz; the stream maps them to the
 table clock (``companion.referee.clock``).
@@ -43,7 +45,13 @@ class VadSettings:
     ``backtrack_db``: how far above the noise floor (dB) a frame's energy must
     be to move the onset back over it [12.0]; ``backtrack_max``: at most this
     many seconds [0.15]. ``gate_db``: a voiced frame's energy must be this
-    far above the noise floor, dB [6.0]."""
+    far above the noise floor, dB [6.0]. ``brief_voiced``: voiced frames
+    standing ``backtrack_db`` above the floor that, in a stretch that never
+    started an utterance, make a brief sound (a ``Segment`` with ``brief``)
+    once ``end_silence`` has passed without a voiced frame [3]; 0: none.
+    A call whose voiced part is shorter than ``start_voiced`` frames (the
+    short vowel of "six" in loud noise, its fricatives drowned) is then
+    still heard as a voice, though too short to decode."""
 
     aggressiveness: int = 2
     start_window: int = 10
@@ -54,6 +62,7 @@ class VadSettings:
     backtrack_db: float = 12.0
     backtrack_max: float = 0.15
     gate_db: float = 6.0
+    brief_voiced: int = 3
 
 
 @dataclass(frozen=True)
@@ -61,13 +70,16 @@ class Segment:
     """An utterance cut from the stream. ``start``: the stream index of
     ``pcm[0]``; ``onset``: index of the first sample of speech; ``end``:
     index just after the last voiced frame. ``forced``: cut at ``max_length``
-    or at a gap in the stream rather than by silence."""
+    or at a gap in the stream rather than by silence. ``brief``: a voice too
+    short to start an utterance (``VadSettings.brief_voiced``): ``onset``
+    and ``end`` span its voiced frames, ``pcm`` is empty."""
 
     start: int
     onset: int
     end: int
     pcm: Pcm
     forced: bool = False
+    brief: bool = False
 
 
 FRAME_MS = 10
@@ -95,6 +107,7 @@ class Segmenter:
         self._speech: list[Pcm] | None = None
         self._start = self._onset = self._last_voiced = self._last_sound = 0
         self._floor = 1.0
+        self._brief: tuple[int, int, int] | None = None  # (first, end, voiced frames)
 
     @property
     def in_speech(self) -> bool:
@@ -123,6 +136,7 @@ class Segmenter:
             self._next = first
             self._history.clear()
             self._flags.clear()
+            self._brief = None
         self._pending = np.concatenate([self._pending, np.asarray(pcm, dtype=np.int16)])
         f = self.frame
         while len(self._pending) >= f:
@@ -230,8 +244,11 @@ class Segmenter:
             self._history.append(frame)
             self._flags.append(voiced)
             if sum(self._flags) >= s.start_voiced:
+                self._brief = None  # the utterance holds it
                 self._open(index)
-            return None
+                return None
+            strong = voiced and energy >= self._floor * 10 ** (s.backtrack_db / 10)
+            return self._brief_frame(index, strong)
         self._speech.append(frame)
         if sound:
             self._last_sound = index + self.frame
@@ -242,6 +259,27 @@ class Segmenter:
         if (index + self.frame - self._onset) >= s.max_length * self.rate:
             return self._close(forced=True)
         return None
+
+    def _brief_frame(self, index: int, strong: bool) -> Segment | None:
+        """Follow a voice too short to start an utterance; the brief
+        ``Segment`` once ``end_silence`` has passed after its last strong
+        frame (None until then, or when it had too few)."""
+        s = self.settings
+        if s.brief_voiced <= 0:
+            return None
+        end = index + self.frame
+        if strong:
+            first, _, count = self._brief or (index, end, 0)
+            self._brief = (first, end, count + 1)
+            return None
+        if self._brief is None or end - self._brief[1] < s.end_silence * self.rate:
+            return None
+        first, last, count = self._brief
+        self._brief = None
+        if count < s.brief_voiced:
+            return None
+        return Segment(start=first, onset=first, end=last, pcm=np.zeros(0, dtype=np.int16),
+                       brief=True)
 
     def _open(self, index: int) -> None:
         s = self.settings
