@@ -234,3 +234,21 @@ def test_no_mistake_by_takes_when_the_call_owed_fits_them_as_a_repeat() -> None:
     # The call owed's takes fit it too, but the other word's clearly better.
     clearly = replace(alike, template_best_fit=th.template_fit - 0.05 - 2 * th.template_margin)
     assert decide(clearly, th).outcome == "mistake"
+
+
+def test_a_number_never_enrolled_is_a_mistake_when_the_call_owed_fits_far_worse() -> None:
+    """"nine" where a five is owed: no take fits it as a repeat (nine was
+    never enrolled), but the five's takes fit it far worse than another of
+    the player's words; in clear audio from the caller, the recognizer then
+    needs only ``mistake_enrolled``. A smaller gap, or noise, leaves it
+    unsure."""
+    th = Thresholds()
+    nine = enrolled("nine", th.mistake_enrolled + 0.1, gap=th.template_wrong,
+                    fit=th.template_fit + 0.6, best_fit=th.template_fit + 0.3)
+    assert decide(nine, th).outcome == "mistake"
+    assert decide(replace(nine, template_gap=th.template_wrong - 0.05), th).outcome == "unsure"
+    noisy = replace(nine, loud_db=-26.0, reference_db=-27.0, floor_dbfs=-36.0)
+    assert decide(noisy, th).outcome == "unsure"
+    weak = replace(nine, words=(w("nine", th.mistake_enrolled - 0.1),),
+                   decoded=(w("nine", th.mistake_enrolled - 0.1),))
+    assert decide(weak, th).outcome == "unsure"

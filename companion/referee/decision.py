@@ -98,7 +98,13 @@ class Thresholds:
     1.36 and 1.34, and was ruled a wrong number; margins 0.05-0.2 all
     removed it and kept every wrong number caught on both development
     sets), its wrong words need only ``mistake_enrolled`` confidence
-    instead of ``mistake``. ``spot_fit``: an utterance of talk holds the
+    instead of ``mistake``; so do they when the gap is ``template_wrong`` or
+    more (the call owed fits far worse than another of the player's words,
+    though none fits as a repeat: a number they never enrolled, "nine",
+    "zero", "ten"; on the development sets no correct call that passed the
+    other conditions of a mistake had a gap above 0.5, and without those
+    conditions, in noise and the far field, gaps reached 4.8, so the gap
+    alone is no evidence). ``spot_fit``: an utterance of talk holds the
     call when a stretch of it fits the caller's takes of the word owed best
     of all their words (a gap at or below ``template_right``) and within
     this many times their spread (``Evidence.spot_fit``); chosen on the
@@ -118,6 +124,7 @@ class Thresholds:
     template_mistake: float = 0.3
     template_margin: float = 0.1
     mistake_enrolled: float = 0.5
+    template_wrong: float = 1.0
     spot_fit: float = 1.05
 
 
@@ -218,8 +225,10 @@ def decide(ev: Evidence, th: Thresholds = DEFAULT) -> Verdict:
         best = ev.template_best_fit
         owed_fits = (ev.template_fit is not None and ev.template_fit <= th.template_fit
                      and (best is None or ev.template_fit - best < th.template_margin))
-        if best is not None and best <= th.template_fit and not owed_fits:
-            # Another word's takes fit it as a repeat, clearly better than the call owed's.
+        if not owed_fits and (gap >= th.template_wrong
+                              or (best is not None and best <= th.template_fit)):
+            # Another word's takes fit it as a repeat, clearly better than the
+            # call owed's, or the call owed's takes fit it far worse.
             bar = min(bar, th.mistake_enrolled)
     caller = ev.reference_db is not None and ev.loud_db >= ev.reference_db - th.caller_db
     clear = ev.floor_dbfs is not None and ev.loud_db - ev.floor_dbfs >= th.clear_snr_db
