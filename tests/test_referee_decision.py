@@ -252,3 +252,15 @@ def test_a_number_never_enrolled_is_a_mistake_when_the_call_owed_fits_far_worse(
     weak = replace(nine, words=(w("nine", th.mistake_enrolled - 0.1),),
                    decoded=(w("nine", th.mistake_enrolled - 0.1),))
     assert decide(weak, th).outcome == "unsure"
+
+
+def test_no_game_word_is_the_call_only_when_the_callers_takes_fit_it_as_a_repeat() -> None:
+    th = Thresholds()
+    none = Evidence(words=(), decoded=(), expected=("six",), template_gap=th.template_right - 1,
+                    template_word="six", template_fit=th.unheard_fit - 0.05,
+                    enrolled=ENROLLED, **CALLER)
+    assert (decide(none, th).outcome, decide(none, th).confidence) == ("right", SURE)
+    assert decide(replace(none, template_fit=th.unheard_fit + 0.05), th).outcome == "unsure"
+    assert decide(replace(none, template_gap=th.template_right + 0.05), th).outcome == "unsure"
+    assert decide(replace(none, template_gap=None, template_fit=None), th).outcome == "unsure"
+    assert decide(replace(none, expected=()), th).outcome == "unsure"  # a gun: silence owed

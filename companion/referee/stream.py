@@ -449,7 +449,13 @@ class Listener:
         verdict = decide(evidence, self.thresholds)
         floor = self.segmenter.floor_dbfs
         snr = None if floor is None else loud - floor  # loud: the loudest heard word
-        matched = (self._templates(pcm, heard, owed.heads, owed.caller, snr)
+        # No game word at all: the caller's takes are matched with all of it
+        # (the templates' own trim finds the word; the loud part alone may be
+        # only its vowel).
+        span = (heard[0].start, heard[-1].end) if heard else (0.0, real / self.rate)
+        if not heard and floor is not None:
+            snr = _level_db(pcm, Word("", lo, hi, 0.0), self.rate) - floor
+        matched = (self._templates(pcm, heard, span, owed.heads, owed.caller, snr)
                    if verdict.outcome in ("unsure", "mistake") else None)
         if matched is not None:  # the caller's own takes have their say too
             evidence = replace(evidence, template_gap=matched.gap, template_word=matched.word,
@@ -457,9 +463,9 @@ class Listener:
                                enrolled=frozenset(self.enrollment.words(owed.caller or "")))
             verdict = decide(evidence, self.thresholds)
         if (verdict.outcome == "right" and matched is not None and expected
-                and any(w.text not in expected for w in heard)):
+                and (not heard or any(w.text not in expected for w in heard))):
             # The player's own takes overruled the recognizer: the call owed.
-            heard = [Word(matched.word, heard[0].start, heard[-1].end, SURE)]
+            heard = [Word(matched.word, *span, SURE)]
         found_in_talk = False  # the loudest word is then the talk's, not the caller's
         spot = self._spot(pcm, words, owed) if verdict.outcome == "talk" else None
         # (a stretch after the next flip is not this call: the run-on below judges it)
@@ -577,17 +583,17 @@ class Listener:
         return best
 
     def _templates(self, pcm: npt.NDArray[np.int16], heard: Sequence[Word],
-                   expected: tuple[str, ...] | None, caller: str | None,
-                   snr_db: float | None) -> Match | None:
-        """The caller's enrolled takes against the heard words' span of
-        ``pcm`` (``Enrollment.match``, the call ``snr_db`` dB over the
-        floor), when they can matter: a call owed, and heard words that are
-        not it. None otherwise."""
-        if (self.enrollment is None or not expected or not heard
-                or all(w.text in expected for w in heard)):
+                   span: tuple[float, float], expected: tuple[str, ...] | None,
+                   caller: str | None, snr_db: float | None) -> Match | None:
+        """The caller's enrolled takes against ``span`` (seconds from the
+        first sample of ``pcm``: the heard words', or the loud part's when
+        no game word was heard), the call ``snr_db`` dB over the floor
+        (``Enrollment.match``), when they can matter: a call owed, and the
+        heard words are not it. None otherwise."""
+        if (self.enrollment is None or not expected
+                or (heard and all(w.text in expected for w in heard))):
             return None
-        return self.enrollment.match(caller, expected,
-                                     self._around(pcm, heard[0].start, heard[-1].end), snr_db)
+        return self.enrollment.match(caller, expected, self._around(pcm, *span), snr_db)
 
     def _around(self, pcm: npt.NDArray[np.int16], start: float,
                 end: float) -> npt.NDArray[np.int16]:
