@@ -101,18 +101,20 @@ class Thresholds:
     instead of ``mistake``; so do they when the gap is ``template_wrong`` or
     more (the call owed fits far worse than another of the player's words,
     though none fits as a repeat: a number they never enrolled, "nine",
-    "zero", "ten"; on the development sets no correct call that passed the
-    other conditions of a mistake had a gap above 0.5, and without those
-    conditions, in noise and the far field, gaps reached 4.8, so the gap
-    alone is no evidence). ``unheard_fit``: an utterance in which the
-    recognizer found no game word at all is the call owed when the caller's
-    takes of it fit best of all their words (a gap at or below
-    ``template_right``) and within this many times their spread (in white
-    noise the recognizer hears no game word in about one call in five; the
-    takes, with their noisy copies, still know the word). ``spot_fit``: an
-    utterance of talk holds the call when a stretch of it fits the caller's
-    takes of the word owed best of all their words (a gap at or below ``template_right``) and within
-    this many times their spread (``Evidence.spot_fit``); chosen on the
+    "zero", "ten"; chosen on both development sets at twice the largest gap
+    of a correct call that met the other conditions of a mistake: in noise
+    and the far field, which those conditions exclude, correct calls have
+    large gaps, so the gap alone is no evidence). ``unheard_fit``: an
+    utterance in which the recognizer found no game word at all (in white
+    noise, a call in five) is the call owed when the caller's takes of it
+    fit best of all their words (a gap at or below ``template_right``) and
+    within this many times their spread (the bar of ``spot_fit``, chosen on
+    both development sets: the gain levels off there, and no wrong or late
+    call was ruled right). The sweeps of both are in
+    ``bench/RESULTS.md``. ``spot_fit``: an utterance of talk holds
+    the call when a stretch of it fits the caller's takes of the word owed
+    best of all their words (a gap at or below ``template_right``) and
+    within this many times their spread (``Evidence.spot_fit``); chosen on the
     generated development split's talk, kitchen and far-field rounds, where
     1.05 found 31 calls and took no wrong call for one (1.08 took a "nine"
     for a six; on the shared set 1.11 took a "seven" for a six)."""

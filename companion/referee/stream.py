@@ -586,7 +586,7 @@ class Listener:
                    span: tuple[float, float], expected: tuple[str, ...] | None,
                    caller: str | None, snr_db: float | None) -> Match | None:
         """The caller's enrolled takes against ``span`` (seconds from the
-        first sample of ``pcm``: the heard words', or the loud part's when
+        first sample of ``pcm``: the heard words', or all of ``pcm`` when
         no game word was heard), the call ``snr_db`` dB over the floor
         (``Enrollment.match``), when they can matter: a call owed, and the
         heard words are not it. None otherwise."""
