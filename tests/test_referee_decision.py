@@ -240,8 +240,8 @@ def test_a_number_never_enrolled_is_a_mistake_when_the_call_owed_fits_far_worse(
     """"nine" where a five is owed: no take fits it as a repeat (nine was
     never enrolled), but the five's takes fit it far worse than another of
     the player's words; in clear audio from the caller, the recognizer then
-    needs only ``mistake_enrolled``. A smaller gap, or noise, leaves it
-    unsure."""
+    needs only ``mistake_enrolled``. A smaller gap, noise, or more than one
+    word leaves it unsure."""
     th = Thresholds()
     nine = enrolled("nine", th.mistake_enrolled + 0.1, gap=th.template_wrong,
                     fit=th.template_fit + 0.6, best_fit=th.template_fit + 0.3)
@@ -252,6 +252,12 @@ def test_a_number_never_enrolled_is_a_mistake_when_the_call_owed_fits_far_worse(
     weak = replace(nine, words=(w("nine", th.mistake_enrolled - 0.1),),
                    decoded=(w("nine", th.mistake_enrolled - 0.1),))
     assert decide(weak, th).outcome == "unsure"
+    # Two words: talk at the callers' level ("nine two", held-out talk
+    # rounds) fits the caller's takes of the call owed far worse too, as any
+    # other voice does: only a single word is judged so.
+    talk = replace(nine, words=(w("nine", 0.68, 0.0), w("two", 0.69, 0.14)),
+                   decoded=(w("nine", 0.68, 0.0), w("two", 0.69, 0.14)))
+    assert decide(talk, th).outcome == "unsure"
 
 
 def test_no_game_word_is_the_call_only_when_the_callers_takes_fit_it_as_a_repeat() -> None:
