@@ -107,3 +107,27 @@ def test_the_shared_worker_stops_with_its_process() -> None:
     assert "Warning" not in run.stderr
     pid = int(run.stdout.strip())
     assert not Path(f"/proc/{pid}").exists()
+
+
+def test_the_twins_decodes_leave_the_recognizer_alone(utterances: list[np.ndarray]) -> None:
+    """pocketsphinx's noise removal carries its estimate from one decode to
+    the next: after a second of loud hiss the same utterances come out as
+    other words, or the same with other confidences. The ear's second
+    hearing (the noise-suppressed copy) is decoded by the recognizer's twin
+    instead, which has decoders of its own: the recognizer's next decodes
+    are what they would have been without it."""
+    rng = np.random.default_rng(4)
+    hiss = np.clip(rng.normal(0, 3000, 16000), -32768, 32767).astype(np.int16)
+    plain, busy, twinned = (recognizer(PhoneLoop(parallel=False)) for _ in range(3))
+    for r in (plain, busy, twinned):
+        r.decode(utterances[0])
+    busy.decode(hiss)
+    twin = twinned.twin()
+    assert twin is twinned.twin() and twin is not twinned
+    twin.follow(twinned)
+    assert twin.vocabulary == twinned.vocabulary
+    twin.decode(hiss)
+    later = utterances[1:]
+    expected = [plain.decode(u) for u in later]
+    assert [busy.decode(u) for u in later] != expected  # the carry-over is real
+    assert [twinned.decode(u) for u in later] == expected

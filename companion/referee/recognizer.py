@@ -121,6 +121,22 @@ class Recognizer(ABC):
             self._compile(vocab)
             self.vocabulary = vocab
 
+    def twin(self) -> Recognizer | None:
+        """A second recognizer like this one whose decodes leave this one's
+        state alone (the same one on every call), or None if the backend
+        has none. The ear's second hearing of an utterance in a noise
+        suppressed copy (``companion.referee.enhance``) decodes with it, so
+        that the first hearing of every utterance stays what it would be
+        without one. The twin takes its vocabulary from this one when it
+        decodes (``follow``)."""
+        return None
+
+    def follow(self, other: Recognizer) -> None:
+        """Listen for what ``other`` listens for (its vocabulary and items)."""
+        if other.vocabulary and (other.vocabulary != self.vocabulary
+                                 or other.items != self.items):
+            self.set_vocabulary(other.vocabulary, other.items)
+
     @abstractmethod
     def _compile(self, vocabulary: tuple[str, ...]) -> None:
         """Build the grammar for ``vocabulary`` (game words)."""

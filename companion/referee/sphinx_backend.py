@@ -104,6 +104,19 @@ class SphinxRecognizer(Recognizer):
         self._by_spoken: dict[str, str] = {}
         self._grammars = 0
         self._added: set[str] = set()
+        self._twin: SphinxRecognizer | None = None
+
+    def twin(self) -> SphinxRecognizer:
+        """A second pocketsphinx recognizer with its own decoders (made on
+        the first call; its phone loop decodes in this process): the model's
+        noise removal (``-remove_noise``) carries its noise estimate from
+        one utterance to the next, so a second hearing decoded by this one
+        would move the verdicts on the utterances after it. Costs a second
+        decoder's memory (bench/RESULTS.md)."""
+        if self._twin is None:
+            self._twin = SphinxRecognizer(self.spellings, self.settings,
+                                          phones=PhoneLoop(parallel=False))
+        return self._twin
 
     def _known(self, word: str, game_word: str) -> bool:
         phones = self.spellings.phones.get(word) or self.spellings.phones.get(game_word)

@@ -49,6 +49,8 @@ from companion.referee.decision import (
     decide,
     expected_of,
 )
+from companion.referee.enhance import RATE as SUPPRESSOR_RATE
+from companion.referee.enhance import NoiseSuppressor
 from companion.referee.recognizer import Recognizer, Word
 from companion.referee.templates import Enrollment, Match
 from companion.referee.vad import Segment, Segmenter, VadSettings
@@ -242,13 +244,17 @@ class Listener:
     ``trace``: a list that gets ``(Evidence, Verdict)`` of every decided
     utterance (for the benchmark), or None. ``enrollment``: the players'
     enrolled takes (``companion.referee.templates``), which the decision
-    weighs when the recognizer's words are not the call owed; None: none."""
+    weighs when the recognizer's words are not the call owed; None: none.
+    ``second_opinion``: an utterance left unsure (or talk) with a call owed
+    is heard again in a noise-suppressed copy of the stream, and taken as
+    the call owed if the decision rules that copy right
+    (``companion.referee.enhance``; only for a recognizer at 16 kHz)."""
 
     def __init__(self, recognizer: Recognizer, device_rate: int, *,
                  vad: VadSettings | None = None, clock: SampleClock | None = None,
                  levels: CallLevels | None = None, thresholds: Thresholds = DEFAULT,
                  trace: list[tuple[Evidence, Verdict]] | None = None,
-                 enrollment: Enrollment | None = None) -> None:
+                 enrollment: Enrollment | None = None, second_opinion: bool = True) -> None:
         self.recognizer = recognizer
         self.device_rate = int(device_rate)
         self.rate = recognizer.sample_rate
@@ -267,6 +273,8 @@ class Listener:
         self._owed = Owed()
         self._pending_owed: Owed | None = None
         self.enrollment = enrollment
+        self.suppressor = (NoiseSuppressor(self.rate)
+                           if second_opinion and self.rate == SUPPRESSOR_RATE else None)
         self._later: list[Heard] = []  # calls heard after a flip inside an utterance
 
     def _new_resampler(self) -> soxr.ResampleStream | None:
@@ -382,7 +390,10 @@ class Listener:
         first = None
         if self._jump:
             first, self._jump = self._model_base, False
-        return self.segmenter.push(np.asarray(model, dtype=np.int16), first)
+        model = np.asarray(model, dtype=np.int16)
+        if self.suppressor is not None:
+            self.suppressor.push(model, first if first is not None else self.segmenter.position)
+        return self.segmenter.push(model, first)
 
     def _drain(self, *, last: bool) -> list[Segment]:
         if self._resampler is None:
@@ -416,21 +427,13 @@ class Listener:
         if early and EARLY_PAD_S > 0:
             tail = pcm[-round(EARLY_S * self.rate):]  # repeated to fill the padding
             pcm = np.concatenate([pcm, np.resize(tail, round(EARLY_PAD_S * self.rate))])
-        # Words wholly in the margins around the loud part are talk (or hiss).
         lo, hi = (loud_start - first) / self.rate, (loud_end - first) / self.rate
-        words = [w for w in self.recognizer.decode(pcm) if w.end > lo and w.start < hi]
         base = self.time_of(seg.start + first)
         onset = self.time_of(seg.onset)
         end = self.time_of(min(seg.end, seg.start + loud_end))
         cropped = seg.start + first > seg.onset  # talk before the loud part was cut
         last_voiced = (min(seg.end, seg.start + last) - seg.start - first) / self.rate
-        kept = [w for i, w in enumerate(words)
-                if i == 0 or (w.start < last_voiced - TRAILING_S and w.confidence >= PHANTOM)]
-        word_db = [_level_db(pcm, w, self.rate) for w in kept]
-        loud = max(word_db, default=-120.0)
-        # The caller is the loud voice: words of quieter talk around the call go.
-        quiet = loud - self.thresholds.quiet_db
-        heard = [w for w, lv in zip(kept, word_db, strict=True) if lv >= quiet]
+        words, kept, heard, loud = self._words(pcm, (lo, hi), last_voiced)
         if heard and kept and (cropped or heard[0] is not kept[0]):
             onset = max(onset, base + heard[0].start)  # the call began after the talk
         if RISE_DB > 0 and heard:
@@ -446,26 +449,7 @@ class Listener:
                             reference_db=self.levels.reference(),
                             floor_dbfs=self.segmenter.floor_dbfs, expected=expected,
                             onset=onset, calls=owed.calls)
-        verdict = decide(evidence, self.thresholds)
-        floor = self.segmenter.floor_dbfs
-        snr = None if floor is None else loud - floor  # loud: the loudest heard word
-        # No game word at all: the caller's takes are matched with all of it
-        # (the templates' own trim finds the word; the loud part alone may be
-        # only its vowel).
-        span = (heard[0].start, heard[-1].end) if heard else (0.0, real / self.rate)
-        if not heard and floor is not None:
-            snr = _level_db(pcm, Word("", lo, hi, 0.0), self.rate) - floor
-        matched = (self._templates(pcm, heard, span, owed.heads, owed.caller, snr)
-                   if verdict.outcome in ("unsure", "mistake") else None)
-        if matched is not None:  # the caller's own takes have their say too
-            evidence = replace(evidence, template_gap=matched.gap, template_word=matched.word,
-                               template_fit=matched.fit, template_best_fit=matched.best_fit,
-                               enrolled=frozenset(self.enrollment.words(owed.caller or "")))
-            verdict = decide(evidence, self.thresholds)
-        if (verdict.outcome == "right" and matched is not None and expected
-                and (not heard or any(w.text not in expected for w in heard))):
-            # The player's own takes overruled the recognizer: the call owed.
-            heard = [Word(matched.word, *span, SURE)]
+        evidence, verdict, heard = self._weigh(evidence, pcm, heard, (lo, hi), real, owed)
         found_in_talk = False  # the loudest word is then the talk's, not the caller's
         spot = self._spot(pcm, words, owed) if verdict.outcome == "talk" else None
         # (a stretch after the next flip is not this call: the run-on below judges it)
@@ -474,6 +458,15 @@ class Listener:
             if verdict.outcome == "right":  # the caller's own word, inside the talk
                 heard, found_in_talk = [spot[1]], True
                 onset = max(onset, base + spot[1].start)
+        if (not early and self.suppressor is not None and expected
+                and verdict.outcome in ("unsure", "talk")
+                and (evidence.template_gap is None
+                     or evidence.template_gap < self.thresholds.template_mistake)):
+            # (not when the caller's takes of the raw call favour another word)
+            second = self._second_opinion(seg, first, last, (lo, hi), last_voiced, onset, owed)
+            if second is not None:  # heard in the suppressed copy: the call owed
+                evidence, verdict, heard = second
+                found_in_talk = True  # its level is the suppressed copy's, not the call's
         if self.trace is not None and not early:
             self.trace.append((evidence, verdict))
         own = expected is None and verdict.outcome != "talk"  # nothing to judge by
@@ -502,6 +495,100 @@ class Listener:
                     words=(Word(call.text, base + call.start, base + call.end, SURE),),
                     forced=seg.forced, outcome=verdict.outcome, pcm=pcm[:real], rate=self.rate))
         return result
+
+    def _words(self, pcm: npt.NDArray[np.int16], loud: tuple[float, float],
+               last_voiced: float, recognizer: Recognizer | None = None,
+               ) -> tuple[list[Word], list[Word], list[Word], float]:
+        """Decode ``pcm`` (an utterance's decoded stretch; with
+        ``recognizer``, default the listener's own) and sort its game
+        words: those overlapping the ``loud`` part (seconds from ``pcm``'s
+        start; words wholly in the margins are talk or hiss), then those
+        kept (the first, and later ones neither in the trailing silence
+        after ``last_voiced`` nor phantoms), then those heard (within
+        ``Thresholds.quiet_db`` of the loudest kept). Returns the words,
+        kept, heard, and the loudest kept word's level (dBFS; -120 with
+        none)."""
+        lo, hi = loud
+        decoded = (recognizer or self.recognizer).decode(pcm)
+        words = [w for w in decoded if w.end > lo and w.start < hi]
+        kept = [w for i, w in enumerate(words)
+                if i == 0 or (w.start < last_voiced - TRAILING_S and w.confidence >= PHANTOM)]
+        word_db = [_level_db(pcm, w, self.rate) for w in kept]
+        level = max(word_db, default=-120.0)
+        # The caller is the loud voice: words of quieter talk around the call go.
+        quiet = level - self.thresholds.quiet_db
+        heard = [w for w, lv in zip(kept, word_db, strict=True) if lv >= quiet]
+        return words, kept, heard, level
+
+    def _weigh(self, evidence: Evidence, pcm: npt.NDArray[np.int16], heard: list[Word],
+               loud: tuple[float, float], real: int,
+               owed: Owed) -> tuple[Evidence, Verdict, list[Word]]:
+        """The decision on ``evidence``, with the caller's enrolled takes
+        weighed in when the recognizer alone leaves it unsure or a mistake
+        (``_templates``); the heard words become the call owed when the
+        takes overrule the recognizer. ``loud``: the loud part (seconds
+        from ``pcm``'s start); ``real``: samples of ``pcm`` that are audio
+        (not early padding)."""
+        verdict = decide(evidence, self.thresholds)
+        floor, expected = self.segmenter.floor_dbfs, evidence.expected
+        snr = None if floor is None else evidence.loud_db - floor  # the loudest heard word
+        # No game word at all: the caller's takes are matched with all of it
+        # (the templates' own trim finds the word; the loud part alone may be
+        # only its vowel).
+        span = (heard[0].start, heard[-1].end) if heard else (0.0, real / self.rate)
+        if not heard and floor is not None:
+            snr = _level_db(pcm, Word("", *loud, 0.0), self.rate) - floor
+        matched = (self._templates(pcm, heard, span, owed.heads, owed.caller, snr)
+                   if verdict.outcome in ("unsure", "mistake") else None)
+        if matched is not None and self.enrollment is not None:
+            # the caller's own takes have their say too
+            evidence = replace(evidence, template_gap=matched.gap, template_word=matched.word,
+                               template_fit=matched.fit, template_best_fit=matched.best_fit,
+                               enrolled=frozenset(self.enrollment.words(owed.caller or "")))
+            verdict = decide(evidence, self.thresholds)
+        if (verdict.outcome == "right" and matched is not None and expected
+                and (not heard or any(w.text not in expected for w in heard))):
+            # The player's own takes overruled the recognizer: the call owed.
+            heard = [Word(matched.word, *span, SURE)]
+        return evidence, verdict, heard
+
+    def _second_opinion(self, seg: Segment, first: int, last: int, loud: tuple[float, float],
+                        last_voiced: float, onset: float,
+                        owed: Owed) -> tuple[Evidence, Verdict, list[Word]] | None:
+        """The utterance ``seg`` (its decoded stretch ``first:last``, the
+        ``loud`` part in seconds from ``first``) heard again in the noise
+        suppressor's copy (``suppressor``), decoded by the recognizer's
+        twin (``Recognizer.twin``, so that the first hearing of the
+        utterances after it stays what it was), and judged by the same
+        decision and takes. Only a right call is taken from it
+        (``enhance``: the copy can lift a call out of steady noise, but it
+        also thins words, so what it does not hear counts for nothing); and
+        where the takes overrule the words heard in it, only when they fit
+        the call as a repeat does (``Thresholds.template_fit``: the takes'
+        rules were chosen on raw calls). Not asked when the caller's takes
+        already found another word fitting the raw call better by
+        ``Thresholds.template_mistake`` (the suppressor can thin a word into
+        another: the s and v of "seven" go with the hiss). The evidence,
+        verdict and heard words when it is right; None otherwise, or
+        without a twin."""
+        twin = self.recognizer.twin()
+        if self.suppressor is None or twin is None:
+            return None
+        twin.follow(self.recognizer)
+        pcm = self.suppressor.copy(seg.start + first, seg.pcm[first:last])
+        words, _, heard, level = self._words(pcm, loud, last_voiced, twin)
+        evidence = Evidence(words=tuple(heard), decoded=tuple(words), loud_db=level,
+                            reference_db=self.levels.reference(),
+                            floor_dbfs=self.segmenter.floor_dbfs, expected=owed.expected,
+                            onset=onset, calls=owed.calls, suppressed=True)
+        decoded = heard
+        evidence, verdict, heard = self._weigh(evidence, pcm, heard, loud, len(pcm), owed)
+        if verdict.outcome != "right":
+            return None
+        if heard is not decoded and (evidence.template_fit is None
+                                     or evidence.template_fit > self.thresholds.template_fit):
+            return None  # the takes overruled the words heard, but fit no repeat of the call
+        return evidence, verdict, heard
 
     def _brief(self, seg: Segment) -> Heard:
         """A voice too short to decode (``Segment.brief``): judged as an
