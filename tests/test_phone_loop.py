@@ -16,8 +16,11 @@ import pytest
 
 from companion.audio import synth
 from companion.audio.synth import Synth, VoiceSpec
+from companion.errors import RecognizerError
 from companion.referee.phone_loop import PHONE_LM, PhoneLoop, best_path, new_decoder
+from companion.referee.recognizer import Spellings
 from companion.referee.sphinx_backend import SphinxRecognizer, with_floor
+from companion.voice.pack import load_pack
 
 pytestmark = pytest.mark.slow
 
@@ -131,3 +134,28 @@ def test_the_twins_decodes_leave_the_recognizer_alone(utterances: list[np.ndarra
     expected = [plain.decode(u) for u in later]
     assert [busy.decode(u) for u in later] != expected  # the carry-over is real
     assert [twinned.decode(u) for u in later] == expected
+
+
+def test_the_twin_hears_what_a_recognizer_with_the_whole_dictionary_hears(
+        utterances: list[np.ndarray]) -> None:
+    """The twin's grammar decoder holds only the words it listens for,
+    copied from the recognizer's dictionary with the English pack's phones
+    ("hmm" for the phone sound): the same words and confidences as a
+    recognizer that loaded the whole CMU dictionary, utterance by
+    utterance."""
+    spellings = Spellings.from_pack(load_pack("en"))
+
+    def english() -> SphinxRecognizer:
+        rec = SphinxRecognizer(spellings, phones=PhoneLoop(parallel=False))
+        rec.set_vocabulary(VOCABULARY)
+        return rec
+
+    twin, whole = english().twin(), english()
+    with pytest.raises(RecognizerError):
+        twin.decode(utterances[0])  # no vocabulary until it follows one
+    twin.follow(whole)
+    assert [twin.decode(u) for u in utterances] == [whole.decode(u) for u in utterances]
+    for name in ("hmm", "hmm(2)", "hmm(3)", "seven", "three"):
+        assert twin._decoder.lookup_word(name) == whole._decoder.lookup_word(name)
+    assert twin._decoder.lookup_word("hmm(2)") == "HH AH M"  # the pack's, after the CMU one
+    assert twin._decoder.lookup_word("seventeen") is None  # not the whole dictionary

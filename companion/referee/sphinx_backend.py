@@ -23,7 +23,10 @@ Words the dictionary lacks take phones from the pack's ``[listen.phones]``.
 from __future__ import annotations
 
 import math
+import tempfile
 from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -87,17 +90,25 @@ class SphinxRecognizer(Recognizer):
 
     def __init__(self, spellings: Spellings | None = None,
                  settings: SphinxSettings | None = None, *,
-                 phones: PhoneLoop | None = None) -> None:
+                 phones: PhoneLoop | None = None, lexicon: Any = None) -> None:
         super().__init__(spellings)
         self.settings = settings or SphinxSettings()
         self.phones = phones or phone_loop.shared()
         """The phone loop this recognizer scores against."""
         self.phones.start()  # the worker loads its model while this one does
+        self._lexicon = lexicon  # a decoder whose pronunciations this one copies
         try:
             import pocketsphinx
 
-            self._decoder = pocketsphinx.Decoder(lm=None, loglevel="FATAL",
-                                                 wip=self.settings.wip)
+            if lexicon is None:
+                self._decoder = pocketsphinx.Decoder(lm=None, loglevel="FATAL",
+                                                     wip=self.settings.wip)
+            else:  # a one-word dictionary; the words come from the lexicon
+                with tempfile.TemporaryDirectory(prefix="companion-") as folder:
+                    words = Path(folder) / "one.dict"
+                    words.write_text("a AH\n", encoding="ascii")
+                    self._decoder = pocketsphinx.Decoder(
+                        lm=None, dict=str(words), loglevel="FATAL", wip=self.settings.wip)
         except (ImportError, RuntimeError, OSError) as exc:
             raise RecognizerError(f"pocketsphinx cannot be loaded: {exc}") from None
         self._logmath = self._decoder.get_logmath()
@@ -111,14 +122,20 @@ class SphinxRecognizer(Recognizer):
         the first call; its phone loop decodes in this process): the model's
         noise removal (``-remove_noise``) carries its noise estimate from
         one utterance to the next, so a second hearing decoded by this one
-        would move the verdicts on the utterances after it. Costs a second
-        decoder's memory (bench/RESULTS.md)."""
+        would move the verdicts on the utterances after it. Its grammar
+        decoder holds only the words it listens for, copied from this one's
+        dictionary (pack phones included), as the phone loop's holds one
+        word: the CMU dictionary is not loaded twice. Costs a second
+        acoustic model and phone loop's memory (bench/RESULTS.md)."""
         if self._twin is None:
             self._twin = SphinxRecognizer(self.spellings, self.settings,
-                                          phones=PhoneLoop(parallel=False))
+                                          phones=PhoneLoop(parallel=False),
+                                          lexicon=self._decoder)
         return self._twin
 
     def _known(self, word: str, game_word: str) -> bool:
+        if self._lexicon is not None:
+            return self._copy(word)
         phones = self.spellings.phones.get(word) or self.spellings.phones.get(game_word)
         if phones and word not in self._added:
             # Pack phones add to the dictionary's; "|" separates alternatives.
@@ -131,6 +148,18 @@ class SphinxRecognizer(Recognizer):
                 self._decoder.add_word(name, alt, True)
             self._added.add(word)
         return word in self._added or self._decoder.lookup_word(word) is not None
+
+    def _copy(self, word: str) -> bool:
+        """Copy ``word``'s pronunciations (``word``, ``word(2)``, ...) from
+        the lexicon decoder; whether it has any."""
+        if word not in self._added:
+            k, name = 1, word
+            while (phones := self._lexicon.lookup_word(name)) is not None:
+                self._decoder.add_word(name, phones, True)
+                k += 1
+                name = f"{word}({k})"
+            self._added.add(word)
+        return self._decoder.lookup_word(word) is not None
 
     def _compile(self, vocabulary: tuple[str, ...]) -> None:
         by_spoken: dict[str, str] = {}
