@@ -82,8 +82,12 @@ def _jsgf_token(phrase: str) -> str:
 class SphinxRecognizer(Recognizer):
     """pocketsphinx with the bundled ``en-us`` model at 16,000 Hz.
     ``phones``: the phone loop to score words against (default: the
-    process's shared one, ``phone_loop.shared()``). Raises
-    ``RecognizerError`` if pocketsphinx or its model cannot be loaded."""
+    process's shared one, ``phone_loop.shared()``). ``lexicon``: another
+    recognizer's pocketsphinx decoder to copy the pronunciations of the
+    words listened for from, into a one-word dictionary of this one's own
+    (the twin's; None: the bundled CMU dictionary, with the pack's phones
+    added). Raises ``RecognizerError`` if pocketsphinx or its model cannot
+    be loaded."""
 
     name = "pocketsphinx"
     sample_rate = 16000
