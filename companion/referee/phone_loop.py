@@ -43,17 +43,28 @@ PHONE_LM = "en-us/en-us-phone.lm.bin"
 ``en-us`` model folder)."""
 
 
-def new_decoder() -> Any:
-    """A pocketsphinx decoder with the phone loop as its active search. The
-    loop needs the acoustic model's phones, not words, so it gets a one-word
-    dictionary instead of the bundled CMU one: 23 MB less resident memory
-    (measured), the same best path (``tests/test_phone_loop.py``)."""
+def one_word_decoder(**config: Any) -> Any:
+    """A pocketsphinx decoder (``config``: more of its settings) with a
+    one-word dictionary instead of the bundled CMU one: 23 MB less resident
+    memory (measured), for a decoder that needs no words of its own (the
+    phone loop) or adds the few it listens for (``SphinxRecognizer.twin``).
+    Raises what ``pocketsphinx.Decoder`` raises."""
     import pocketsphinx
 
     with tempfile.TemporaryDirectory(prefix="companion-") as folder:
         words = Path(folder) / "one.dict"
         words.write_text("a AH\n", encoding="ascii")
-        d = pocketsphinx.Decoder(lm=None, dict=str(words), loglevel="FATAL")
+        return pocketsphinx.Decoder(lm=None, dict=str(words), loglevel="FATAL", **config)
+
+
+def new_decoder() -> Any:
+    """A pocketsphinx decoder with the phone loop as its active search. The
+    loop needs the acoustic model's phones, not words, so it gets a one-word
+    dictionary (``one_word_decoder``), the same best path as with the whole
+    one (``tests/test_phone_loop.py``)."""
+    import pocketsphinx
+
+    d = one_word_decoder()
     d.add_allphone_file("phones", pocketsphinx.get_model_path(PHONE_LM))
     d.activate_search("phones")
     return d

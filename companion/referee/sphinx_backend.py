@@ -23,9 +23,7 @@ Words the dictionary lacks take phones from the pack's ``[listen.phones]``.
 from __future__ import annotations
 
 import math
-import tempfile
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -107,12 +105,8 @@ class SphinxRecognizer(Recognizer):
             if lexicon is None:
                 self._decoder = pocketsphinx.Decoder(lm=None, loglevel="FATAL",
                                                      wip=self.settings.wip)
-            else:  # a one-word dictionary; the words come from the lexicon
-                with tempfile.TemporaryDirectory(prefix="companion-") as folder:
-                    words = Path(folder) / "one.dict"
-                    words.write_text("a AH\n", encoding="ascii")
-                    self._decoder = pocketsphinx.Decoder(
-                        lm=None, dict=str(words), loglevel="FATAL", wip=self.settings.wip)
+            else:  # the words come from the lexicon
+                self._decoder = phone_loop.one_word_decoder(wip=self.settings.wip)
         except (ImportError, RuntimeError, OSError) as exc:
             raise RecognizerError(f"pocketsphinx cannot be loaded: {exc}") from None
         self._logmath = self._decoder.get_logmath()
