@@ -137,6 +137,10 @@ class Scripted(Recognizer):
     def _compile(self, vocabulary: tuple[str, ...]) -> None:
         pass
 
+    @property
+    def twins(self) -> bool:  # type: ignore[override]
+        return self._twin is not None
+
     def twin(self) -> Recognizer | None:
         return self._twin
 
@@ -197,13 +201,14 @@ def test_the_suppressed_copy_never_makes_a_mistake() -> None:
 @needs_fsdd
 def test_a_call_heard_right_is_not_heard_again() -> None:
     """A call the raw audio rules right costs no second decode, nor does a
-    recognizer without a twin get one."""
+    recognizer without a twin get one (nor a suppressed copy)."""
     recognizer, twin = hearings([Word("four", 0.2, 0.6, 0.95)], [Word("three", 0.2, 0.6, 0.95)])
     assert judged(recognizer, "four") == ["right four"]
     assert twin.decoded == []
     alone = Scripted([Word("three", 0.2, 0.6, 0.3)])
     assert judged(alone, "four") == ["unsure three"]
     assert len(alone.decoded) == 1
+    assert Listener(alone, RATE).suppressor is None
 
 
 @needs_fsdd

@@ -101,6 +101,8 @@ class Recognizer(ABC):
 
     name: str
     sample_rate: int
+    twins: bool = False
+    """Whether ``twin`` gives a twin (without making one)."""
 
     def __init__(self, spellings: Spellings | None = None) -> None:
         self.spellings = spellings or Spellings()
@@ -124,7 +126,7 @@ class Recognizer(ABC):
     def twin(self) -> Recognizer | None:
         """A second recognizer like this one whose decodes leave this one's
         state alone (the same one on every call), or None if the backend
-        has none. The ear's second hearing of an utterance in a noise
+        has none (``twins``). The ear's second hearing of an utterance in a noise
         suppressed copy (``companion.referee.enhance``) decodes with it, so
         that the first hearing of every utterance stays what it would be
         without one. The twin takes its vocabulary from this one when it

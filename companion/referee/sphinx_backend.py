@@ -89,6 +89,7 @@ class SphinxRecognizer(Recognizer):
 
     name = "pocketsphinx"
     sample_rate = 16000
+    twins = True
 
     def __init__(self, spellings: Spellings | None = None,
                  settings: SphinxSettings | None = None, *,

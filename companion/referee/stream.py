@@ -248,7 +248,8 @@ class Listener:
     ``second_opinion``: an utterance left unsure (or talk) with a call owed
     is heard again in a noise-suppressed copy of the stream, and taken as
     the call owed if the decision rules that copy right
-    (``companion.referee.enhance``; only for a recognizer at 16 kHz)."""
+    (``companion.referee.enhance``; only for a recognizer at 16 kHz with a
+    twin, ``Recognizer.twins``: without one no copy is made)."""
 
     def __init__(self, recognizer: Recognizer, device_rate: int, *,
                  vad: VadSettings | None = None, clock: SampleClock | None = None,
@@ -273,8 +274,8 @@ class Listener:
         self._owed = Owed()
         self._pending_owed: Owed | None = None
         self.enrollment = enrollment
-        self.suppressor = (NoiseSuppressor(self.rate)
-                           if second_opinion and self.rate == SUPPRESSOR_RATE else None)
+        self.suppressor = (NoiseSuppressor(self.rate) if second_opinion and recognizer.twins
+                           and self.rate == SUPPRESSOR_RATE else None)
         self._later: list[Heard] = []  # calls heard after a flip inside an utterance
 
     def _new_resampler(self) -> soxr.ResampleStream | None:
@@ -391,8 +392,8 @@ class Listener:
         if self._jump:
             first, self._jump = self._model_base, False
         model = np.asarray(model, dtype=np.int16)
-        if self.suppressor is not None:
-            self.suppressor.push(model, first if first is not None else self.segmenter.position)
+        if self.suppressor is not None:  # fed what the segmenter is, so their indices agree
+            self.suppressor.push(model, first)
         return self.segmenter.push(model, first)
 
     def _drain(self, *, last: bool) -> list[Segment]:
@@ -569,11 +570,9 @@ class Listener:
         already found another word fitting the raw call better by
         ``Thresholds.template_mistake`` (the suppressor can thin a word into
         another: the s and v of "seven" go with the hiss). The evidence,
-        verdict and heard words when it is right; None otherwise, or
-        without a twin."""
+        verdict and heard words when it is right; None otherwise."""
         twin = self.recognizer.twin()
-        if self.suppressor is None or twin is None:
-            return None
+        assert self.suppressor is not None and twin is not None  # made only for a twin
         twin.follow(self.recognizer)
         pcm = self.suppressor.copy(seg.start + first, seg.pcm[first:last])
         words, _, heard, level = self._words(pcm, loud, last_voiced, twin)
