@@ -168,8 +168,7 @@ class Evidence:
     (``Listener._spot``), as ``template_gap`` and ``template_fit`` are for
     the heard words, and ``spot_start`` its start, seconds from the decoded
     audio's first sample (None: not looked for, or no stretch fits the
-    word owed best). ``suppressed``: the words are from the noise
-    suppressor's copy of the utterance (``Listener``'s second opinion)."""
+    word owed best)."""
 
     words: tuple[Word, ...]
     decoded: tuple[Word, ...] = ()
@@ -187,7 +186,6 @@ class Evidence:
     spot_gap: float | None = None
     spot_fit: float | None = None
     spot_start: float | None = None
-    suppressed: bool = False
 
 
 @dataclass(frozen=True)

@@ -579,7 +579,7 @@ class Listener:
         evidence = Evidence(words=tuple(heard), decoded=tuple(words), loud_db=level,
                             reference_db=self.levels.reference(),
                             floor_dbfs=self.segmenter.floor_dbfs, expected=owed.expected,
-                            onset=onset, calls=owed.calls, suppressed=True)
+                            onset=onset, calls=owed.calls)
         decoded = heard
         evidence, verdict, heard = self._weigh(evidence, pcm, heard, loud, len(pcm), owed)
         if verdict.outcome != "right":
