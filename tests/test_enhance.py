@@ -6,12 +6,9 @@ takes of a development speaker from ``../shared/human-calls``."""
 
 from __future__ import annotations
 
-import wave
-from pathlib import Path
-
 import numpy as np
 import pytest
-import soxr
+from fsdd import needs_fsdd, take
 
 from companion.errors import RecognizerError
 from companion.referee.enhance import DELAY, FRAME, RATE, NoiseSuppressor
@@ -19,20 +16,7 @@ from companion.referee.recognizer import Recognizer, Word
 from companion.referee.stream import Listener
 from companion.referee.templates import Enrollment
 
-REPO = Path(__file__).resolve().parents[1]
-FSDD = next((p for p in (REPO / ".." / "shared" / "human-calls" / "raw" / "fsdd",
-                         REPO / ".." / ".." / "shared" / "human-calls" / "raw" / "fsdd")
-             if p.is_dir()), REPO / ".." / "shared" / "human-calls" / "raw" / "fsdd")
-needs_fsdd = pytest.mark.skipif(not FSDD.is_dir(), reason="../shared/human-calls is not here")
 COUNT = ["one", "two", "three", "four", "five", "six", "seven"]
-
-
-def take(digit: int, voice: str, k: int) -> np.ndarray:
-    """An FSDD take at 16 kHz."""
-    with wave.open(str(FSDD / f"{digit}_{voice}_{k}.wav"), "rb") as wf:
-        pcm = np.frombuffer(wf.readframes(wf.getnframes()), dtype=np.int16)
-        rate = wf.getframerate()
-    return soxr.resample(pcm, rate, RATE).astype(np.int16)
 
 
 def feed(suppressor: NoiseSuppressor, pcm: np.ndarray, block: int = 487) -> None:

@@ -13,18 +13,15 @@ import sys
 import wave
 from pathlib import Path
 
+import fsdd
 import numpy as np
 import pytest
-import soxr
+from fsdd import needs_fsdd
 
 from companion.referee.recognizer import Recognizer, Word
 from companion.referee.stream import Listener
 from companion.referee.templates import RATE, Enrollment, distances, features
 
-REPO = Path(__file__).resolve().parents[1]
-FSDD = next((p for p in (REPO / ".." / "shared" / "human-calls" / "raw" / "fsdd",
-                         REPO / ".." / ".." / "shared" / "human-calls" / "raw" / "fsdd")
-             if p.is_dir()), REPO / ".." / "shared" / "human-calls" / "raw" / "fsdd")
 WORDS = ["zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine"]
 HEADER = {"game": "nasty7", "players": ["Abby", "Beth", "Carter", "Debbie"]}
 
@@ -78,14 +75,11 @@ def test_silence_has_no_features_and_cannot_be_enrolled() -> None:
 
 
 def take(digit: int, voice: str, k: int) -> np.ndarray:
-    with wave.open(str(FSDD / f"{digit}_{voice}_{k}.wav"), "rb") as wf:
-        pcm = np.frombuffer(wf.readframes(wf.getnframes()), dtype=np.int16)
-        rate = wf.getframerate()
-    pad = np.zeros(rate // 5, dtype=np.int16)
-    return soxr.resample(np.concatenate([pad, pcm, pad]), rate, RATE).astype(np.int16)
+    """An FSDD take at 16 kHz with 0.2 s of silence each side."""
+    return fsdd.take(digit, voice, k, pad_s=0.2)
 
 
-@pytest.mark.skipif(not FSDD.is_dir(), reason="../shared/human-calls is not here")
+@needs_fsdd
 @pytest.mark.parametrize("voice", ["george", "jackson", "lucas"])
 def test_a_players_own_takes_tell_their_count_words_apart(voice: str) -> None:
     """Enrolled on takes 0-2 of "one".."seven", later takes of the same
@@ -153,7 +147,7 @@ class Deaf(Recognizer):
         return []
 
 
-@pytest.mark.skipif(not FSDD.is_dir(), reason="../shared/human-calls is not here")
+@needs_fsdd
 @pytest.mark.parametrize(("digit", "owed", "right"), [(6, "six", True), (2, "six", False)])
 def test_a_call_the_recognizer_found_no_word_in_is_judged_by_the_callers_takes(
         digit: int, owed: str, right: bool) -> None:
