@@ -451,13 +451,17 @@ class Listener:
                             floor_dbfs=self.segmenter.floor_dbfs, expected=expected,
                             onset=onset, calls=owed.calls)
         evidence, verdict, heard = self._weigh(evidence, pcm, heard, (lo, hi), real, owed)
-        found_in_talk = False  # the loudest word is then the talk's, not the caller's
+        # Whether ``loud`` may not be the call's own level (it joins
+        # CallLevels only if it is): a call found inside talk (the loudest
+        # word is the talk's), or a call heard only in the suppressed copy
+        # (the loudest word the raw audio gave was not the call).
+        other_level = False
         spot = self._spot(pcm, words, owed) if verdict.outcome == "talk" else None
         # (a stretch after the next flip is not this call: the run-on below judges it)
         if spot is not None and self._owed_at(max(onset, base + spot[1].start)) == owed:
             evidence, verdict = self._spotted(evidence, spot)
             if verdict.outcome == "right":  # the caller's own word, inside the talk
-                heard, found_in_talk = [spot[1]], True
+                heard, other_level = [spot[1]], True
                 onset = max(onset, base + spot[1].start)
         if (not early and self.suppressor is not None and expected
                 and verdict.outcome in ("unsure", "talk")
@@ -467,7 +471,7 @@ class Listener:
             second = self._second_opinion(seg, first, last, (lo, hi), last_voiced, onset, owed)
             if second is not None:  # heard in the suppressed copy: the call owed
                 evidence, verdict, heard = second
-                found_in_talk = True  # its level is the suppressed copy's, not the call's
+                other_level = True
         if self.trace is not None and not early:
             self.trace.append((evidence, verdict))
         own = expected is None and verdict.outcome != "talk"  # nothing to judge by
@@ -481,7 +485,7 @@ class Listener:
             return None
         if early and self.trace is not None:
             self.trace.append((evidence, verdict))
-        if sure and not found_in_talk:
+        if sure and not other_level:
             self.levels.add(loud)
         pending = self._pending_owed
         if (pending is not None and onset < pending.at and not early
