@@ -428,7 +428,10 @@ def test_a_hand_set_to_nothing_wins_unless_its_own_claim_is_still_open() -> None
     assert sum(match.state.hands) + match.state.pile == 52
 
 
-@pytest.mark.parametrize(("cards", "words"), [(13, "already holds 13"), (17, "at most 16")])
+@pytest.mark.parametrize(("cards", "words"), [
+    (13, "already holds 13"),
+    # The pile holds only Abby's three cards, and those stay under her claim.
+    (14, "3 of them under the last claim: Beth can hold at most 13")])
 def test_a_hand_count_that_cannot_be_names_cards_and_changes_nothing(cards: int,
                                                                      words: str) -> None:
     match, _ = play([claim(1, "Abby", 3, "7")])
@@ -437,6 +440,20 @@ def test_a_hand_count_that_cannot_be_names_cards_and_changes_nothing(cards: int,
         match.apply(match.game.parse_event(set_hand(2, "Beth", cards)))
     assert err.value.field == "cards" and words in str(err.value)
     assert match.state == before
+
+
+def test_a_hand_count_cannot_take_back_the_cards_of_a_challenged_claim() -> None:
+    # Abby's two cards are under Beth's challenge; counting Abby's hand as if
+    # she held them would leave the reveal with cards the pile lacks. A
+    # misheard claim is mended by fix_claim, which still works after it.
+    match, _ = play([claim(1, "Abby", 2, "A"), challenge(1.5, "Beth")], FOUR[:3])
+    before = match.state
+    with pytest.raises(IllegalEventError) as err:
+        match.apply(match.game.parse_event(set_hand(2, "Abby", 18)))
+    assert err.value.field == "cards" and "at most 16" in str(err.value)
+    assert match.state == before
+    match.apply(match.game.parse_event(fix(3, 1, "A")))
+    assert hands(match) == [17, 17, 17] and match.state.pile == 1
 
 
 def test_a_challenge_in_the_window_stands() -> None:

@@ -199,9 +199,12 @@ class SetHand(Event, frozen=True, kw_only=True, tag="set_hand"):
     """``player`` holds ``cards`` cards, by the table's count, where the
     companion's differs (it never sees the cards: a claim's count misheard
     and never challenged leaves its count wrong). The difference goes to or
-    from the pile, so the cards are conserved. A hand set to 0 is a player
-    out of cards: they win, unless the window on their own last claim is
-    still open or that claim awaits its reveal (it then rules, as always)."""
+    from the pile, so the cards are conserved; the cards of the claim still
+    on the pile (the last claim, or the one challenged) cannot come back
+    from it this way (``FixClaim`` mends that claim). A hand set to 0 is a
+    player out of cards: they win, unless the window on their own last
+    claim is still open or that claim awaits its reveal (it then rules, as
+    always)."""
 
     player: str
     cards: Annotated[int, msgspec.Meta(ge=0)]
@@ -766,10 +769,15 @@ class Cheat(Game[CheatState]):
         if event.cards == was:
             raise IllegalEventError(f"{name} already holds {was} cards", field="cards")
         pile = state.pile - (event.cards - was)
-        if pile < 0:
+        # The cards of the claim still on the pile stay there: a misheard
+        # count of that claim is mended by ``fix_claim``, not by a hand.
+        claim = state.contest.claim if state.contest is not None else state.last
+        kept = 0 if claim is None else claim.count
+        if pile < kept:
+            under = f", {kept} of them under the last claim" if kept else ""
             raise IllegalEventError(
-                f"the pile has {state.pile} cards: {name} can hold at most "
-                f"{was + state.pile}, not {event.cards}", field="cards")
+                f"the pile has {state.pile} cards{under}: {name} can hold at most "
+                f"{was + state.pile - kept}, not {event.cards}", field="cards")
         hands = list(state.hands)
         hands[p] = event.cards
         rulings.append(HandSet(t=event.t, player=name, cards=event.cards, was=was, pile=pile))
