@@ -9,6 +9,7 @@ speakers george, jackson and lucas and the recorded table talk in
 from __future__ import annotations
 
 import json
+import math
 import subprocess
 import sys
 from pathlib import Path
@@ -25,7 +26,15 @@ import roomsim  # noqa: E402
 
 from companion.audio.array import Seating  # noqa: E402
 from companion.events import Say  # noqa: E402
-from companion.referee.beam import Beamformer  # noqa: E402
+from companion.referee import seats  # noqa: E402
+from companion.referee.beam import (  # noqa: E402
+    BAND_HZ,
+    FRAME,
+    SEAT_ELEVATION_DEG,
+    SPEED_OF_SOUND,
+    Beamformer,
+    steering_vectors,
+)
 from companion.referee.judge import read_wav_channels  # noqa: E402
 from companion.referee.recognizer import Word  # noqa: E402
 from companion.referee.steered import SteeredEar  # noqa: E402
@@ -124,6 +133,63 @@ def test_the_seat_of_each_call_in_a_reverberant_room(tmp_path: Path) -> None:
     # and a seat given as sure is never another player's.
     assert sum(f == c for f, c, _ in found) >= len(found) - 1
     assert not [f for f, c, sure in found if sure and f != c]
+
+
+def test_in_a_quiet_room_music_gives_the_seat_the_flat_beam_rise_cannot(tmp_path: Path) -> None:
+    # Nothing talks before the calls, so every beam rises nearly alike: on
+    # its own the rise is sure of the seat for one of these four calls
+    # (seed 9). MUSIC, sharp with one voice in the room, agrees on the
+    # caller's seat for all four.
+    rendered = roomsim.render_session(tmp_path, "q", condition="quiet", array="usb4", seed=9,
+                                      flips=4)
+    session = load_session(rendered.path)
+    assert session.seating is not None
+    pcm, rate = read_wav_channels(rendered.path.parent / "q.wav")
+    ear = SteeredEar(session.seating, rate)
+    estimates = []
+    calls = iter(rendered.calls)
+    call = next(calls, None)
+    for i in range(0, len(pcm), 480):  # live-sized blocks: the beam keeps seconds, not all
+        ear.feed(pcm[i:i + 480], 0.0 if i == 0 else None)
+        if call is not None and (i + 480) / rate >= call.onset_t + 0.6:
+            estimates.append(ear.seat_of(call.onset_t))
+            call = next(calls, None)
+    assert len(estimates) == len(rendered.calls)
+    assert all(e is not None for e in estimates)
+    assert [(e.player, e.sure) for e in estimates if e] == [
+        (call.player, True) for call in rendered.calls]
+    by_rise_alone = [e for e in estimates
+                     if e and sorted(e.rises.values())[-1] - sorted(e.rises.values())[-2]
+                     >= seats.SURE_DB]
+    assert len(by_rise_alone) < len(estimates)
+
+
+def test_music_is_pyroomacoustics_normmusic_at_the_seats() -> None:
+    # The run-time MUSIC is numpy; pyroomacoustics' MUSIC with frequency
+    # normalization must give the same pseudo-spectrum. The array is flat
+    # (z = 0), so pyroomacoustics' 2-D search with the speed of sound over
+    # cos(elevation) equals the steering toward a seated mouth.
+    pra = pytest.importorskip("pyroomacoustics")
+    positions = np.asarray(roomsim.ARRAYS["usb4"])
+    assert not np.any(positions[:, 2])
+    freqs = np.fft.rfftfreq(FRAME, 1 / RATE)
+    band = np.flatnonzero((freqs >= BAND_HZ[0]) & (freqs <= BAND_HZ[1]))
+    azimuths = np.array([10.0, 100.0, 190.0, 280.0, 330.0])
+    rng = np.random.default_rng(0)
+    source = steering_vectors(positions, [100.0], freqs)[0]  # (F, M)
+    voice = rng.normal(size=(30, len(freqs))) + 1j * rng.normal(size=(30, len(freqs)))
+    noise = rng.normal(size=(30, len(freqs), 4)) + 1j * rng.normal(size=(30, len(freqs), 4))
+    frames = voice[:, :, None] * source[None] + 0.3 * noise  # (T, F, M)
+    ours = seats.music_spectrum(frames[:, band],
+                                steering_vectors(positions, azimuths, freqs[band]))
+    doa = pra.doa.algorithms["MUSIC"](
+        positions.T[:2], RATE, FRAME, c=SPEED_OF_SOUND / math.cos(math.radians(
+            SEAT_ELEVATION_DEG)), num_src=1, azimuth=np.radians(azimuths), dim=2,
+        frequency_normalization=True)
+    doa.locate_sources(np.transpose(frames, (2, 1, 0)), freq_bins=band)
+    assert np.allclose(np.degrees(doa.grid.azimuth), azimuths)
+    assert np.allclose(ours, 10 * np.log10(doa.grid.values), atol=1e-6)
+    assert int(np.argmax(ours)) == 1 and ours[1] == 0.0
 
 
 def test_replay_of_a_multichannel_round_takes_no_call_from_another_seat(tmp_path: Path) -> None:

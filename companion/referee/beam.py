@@ -17,8 +17,10 @@ Until the first ``steer`` the output is the first microphone.
 
 The recent frames are kept (``HISTORY_S``) for the seat estimate
 (``companion.referee.seats``). No maintained library fits this stage:
-pyroomacoustics' beamformers work on whole recordings and it ships no
-aarch64 wheel; torchaudio's MVDR needs torch. So this is numpy.
+pyroomacoustics' beamformers design filters for whole recordings, not a
+stream re-steered at every turn, and importing the package brings all of
+it and scipy (bench/RESULTS.md); torchaudio's MVDR needs torch. So this is
+numpy.
 """
 
 from __future__ import annotations

@@ -1,19 +1,38 @@
 """Who spoke: the seat an utterance came from, heard by the array.
 
-For an utterance with onset ``t``, an MVDR beam (``companion.referee.beam``)
-is steered at every seat with the interference of the ``BEFORE_S`` seconds
-before the onset, and the power of each beam over the ``AFTER_S`` seconds
-from the onset is compared with its power before: the seat whose beam rose
-most is the speaker's. Talk that went on through the onset rises in no beam;
-a new voice rises most in the beam toward it, which passes it unchanged,
-while the beams toward other seats are held to the old level by their nulls.
-Each frequency bin's rise (dB) counts alike, so the high bins, where a small
-array is most directive, are not drowned by the loud low ones.
+Two estimates of the seat, each good where the other is weak, must agree:
 
-``confidence`` is the margin between the best seat's rise and the next
-one's, in dB, over ``SURE_DB`` (capped at 1): a scale, not a probability.
-Only a seat estimate at least ``SURE_DB`` ahead is given to the engines
-(``SeatEstimate.sure``); a closer call says nothing about the seat.
+- **Beam power rise.** For an utterance with onset ``t``, an MVDR beam
+  (``companion.referee.beam``) is steered at every seat with the
+  interference of the ``BEFORE_S`` seconds before the onset, and the power
+  of each beam over the ``AFTER_S`` seconds from the onset is compared with
+  its power before: the seat whose beam rose most is the speaker's. Talk
+  that went on through the onset rises in no beam; a new voice rises most in
+  the beam toward it, which passes it unchanged, while the beams toward
+  other seats are held to the old level by their nulls. Each frequency
+  bin's rise (dB) counts alike, so the high bins, where a small array is
+  most directive, are not drowned by the loud low ones. In a quiet room
+  there is nothing to null, a small array's beams are broad, and every
+  beam rises nearly alike.
+- **MUSIC** (Schmidt, "Multiple emitter location and signal parameter
+  estimation", IEEE Trans. Antennas Propag., 1986) on the ``AFTER_S``
+  seconds from the onset, one source, each bin's pseudo-spectrum normalized
+  to its largest over the seats before the bins are averaged (NormMUSIC, as
+  pyroomacoustics' ``MUSIC(frequency_normalization=True)``; Salvati et al.,
+  IEEE Signal Process. Lett., 2014). Alone in the room the voice is the one
+  source and MUSIC is sharp where the rise is flat; with others talking
+  through it, the strongest source may be a talker, which the rise is not
+  fooled by.
+
+A seat is given to the engines (``SeatEstimate.sure``) only when both name
+the same seat and either is clearly ahead: the rise by ``SURE_DB`` over the
+next seat, or MUSIC by ``MUSIC_SURE_DB``. A closer or split call says
+nothing about the seat.
+
+MUSIC is written here in numpy, not taken from pyroomacoustics at run time:
+importing that package brings all of it and scipy, more memory than the
+whole ear is allowed on a Pi (bench/RESULTS.md, "Microphone arrays");
+``tests/test_array_ear.py`` checks the two give the same pseudo-spectrum.
 """
 
 from __future__ import annotations
@@ -22,9 +41,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 import numpy as np
+import numpy.typing as npt
 
 from companion.referee.beam import (
     Beamformer,
+    Complex,
     apply_weights,
     covariance,
     mvdr_weights,
@@ -44,25 +65,59 @@ AFTER_S = 0.5
 word is 0.3-0.6 s)."""
 
 SURE_DB = 1.5
-"""A seat is given only when its rise beats every other seat's by this many
-dB (chosen on the room simulation of bench/roomsim.py, seeds 500-504, the
-dev speakers: the margins measured are in bench/RESULTS.md)."""
+"""The beam power rise is clearly ahead when its seat's rise beats every
+other seat's by this many dB (chosen on the room simulation of
+bench/roomsim.py, seeds 500-504, the dev speakers: the margins measured are
+in bench/RESULTS.md)."""
+
+MUSIC_SURE_DB = 2.8
+"""MUSIC is clearly ahead when its seat's pseudo-spectrum beats every other
+seat's by this many dB: the smallest margin at which MUSIC alone named no
+wrong seat on the same rounds (every condition, both arrays, onsets 0.1 s
+early to on time: bench/RESULTS.md)."""
 
 
 @dataclass(frozen=True)
 class SeatEstimate:
-    """The seat an utterance came from. ``player``: the best seat's player.
-    ``confidence``: 0..1, the margin over the next seat on the ``SURE_DB``
-    scale. ``rises``: per player, the beam's power rise at the onset, dB."""
+    """The seat an utterance came from. ``player``: the seat whose beam rose
+    most. ``confidence``: 0..1, 0 when MUSIC names another seat, else the
+    larger of the two margins over the next seat, each on its own scale
+    (``SURE_DB``, ``MUSIC_SURE_DB``; a scale, not a probability).
+    ``rises``: per player, the beam's power rise at the onset, dB.
+    ``music``: per player, the normalized MUSIC pseudo-spectrum, dB (0 at
+    the best seat)."""
 
     player: str
     confidence: float
     rises: Mapping[str, float]
+    music: Mapping[str, float]
 
     @property
     def sure(self) -> bool:
-        """Whether the margin reaches ``SURE_DB``."""
+        """Whether both estimates name ``player`` and one is clearly ahead."""
         return self.confidence >= 1.0
+
+
+def music_spectrum(frames: Complex, steer: Complex) -> npt.NDArray[np.float64]:
+    """NormMUSIC pseudo-spectrum for one source, dB, shape ``(S,)``, from
+    STFT frames ``(T, F, M)`` and steering vectors ``(S, F, M)`` over the
+    same ``F`` bins: per bin ``1 / |E_nᴴd|²`` (``E_n`` the ``M - 1``
+    eigenvectors of the frames' covariance with the smallest eigenvalues,
+    ``d`` normalized), divided by its largest over the ``S`` directions,
+    averaged over the bins. The best direction is 0 dB."""
+    _, vectors = np.linalg.eigh(covariance(frames))  # (F, M, M), eigenvalues ascending
+    noise = vectors[:, :, :-1]  # (F, M, M-1)
+    d = steer / np.linalg.norm(steer, axis=-1, keepdims=True)
+    leak = np.sum(np.abs(np.einsum("fmk,sfm->sfk", noise.conj(), d)) ** 2, axis=-1)
+    pseudo = 1.0 / (leak + 1e-12)  # (S, F)
+    pseudo /= pseudo.max(axis=0, keepdims=True)
+    return 10 * np.log10(pseudo.mean(axis=1))
+
+
+def _margin(scores: Mapping[str, float]) -> tuple[str, float]:
+    """The best player and their lead over the next, in the scores' unit."""
+    order = sorted(scores, key=lambda n: scores[n], reverse=True)
+    return order[0], scores[order[0]] - scores[order[1]]
 
 
 def estimate_seat(beam: Beamformer, seats: Mapping[str, float], onset: float
@@ -87,10 +142,12 @@ def estimate_seat(beam: Beamformer, seats: Mapping[str, float], onset: float
         p0 = np.mean(np.abs(apply_weights(w, pre)) ** 2, axis=0) + 1e-12  # per bin
         p1 = np.mean(np.abs(apply_weights(w, post)) ** 2, axis=0) + 1e-12
         rises[name] = float(np.mean(10 * np.log10(p1 / p0)))  # each bin counts alike
-    order = sorted(names, key=lambda n: rises[n], reverse=True)
-    margin = rises[order[0]] - rises[order[1]]
-    return SeatEstimate(player=order[0], confidence=min(1.0, max(0.0, margin / SURE_DB)),
-                        rises=rises)
+    music = dict(zip(names, music_spectrum(post, d).tolist(), strict=True))
+    best, rise_lead = _margin(rises)
+    music_best, music_lead = _margin(music)
+    lead = max(rise_lead / SURE_DB, music_lead / MUSIC_SURE_DB) if music_best == best else 0.0
+    return SeatEstimate(player=best, confidence=min(1.0, max(0.0, lead)), rises=rises,
+                        music=music)
 
 
 LOCATE_STEP_DEG = 5.0
