@@ -1,0 +1,146 @@
+"""Who spoke (issue 18): the seat estimates at the true call onsets.
+
+Renders seeded Nasty 7 rounds in the room simulation (bench/roomsim.py: the
+dev FSDD speakers, talk at other seats, kitchen noise, RT60 0.45 s), runs
+the array's STFT over each, and at every call's true onset (shifted by each
+of ``--shifts`` seconds: the ear measures a little before the recognizer's
+word start, which may be late) asks ``companion.referee.seats`` for the
+seat. Prints per array and condition, for the beam power rise alone (sure
+at ``SURE_DB``), MUSIC alone (sure at ``MUSIC_SURE_DB``) and the estimate
+the ear uses (both agree, one sure):
+
+- best right: the estimate's best seat is the caller's;
+- sure right / sure wrong: a seat given as sure, the caller's or another's;
+
+and, for each estimate alone, the largest margin at which it named a wrong
+seat (the smallest threshold that gives no wrong seat on these rounds). The
+``_prompt`` rows are the other player's voice before the call in the
+wrong-seat rounds, with that player as the truth.
+
+    python bench/seat_margins.py --seeds 500-504
+"""
+
+from __future__ import annotations
+
+import argparse
+import platform
+import sys
+import tempfile
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import roomsim
+
+from companion.referee.judge import read_wav_channels
+from companion.referee.seats import MUSIC_SURE_DB, SURE_DB, SeatEstimate
+from companion.referee.steered import SteeredEar
+from companion.session import load_session
+
+BLOCK = 480
+"""Samples fed at a time, as the live microphone does (30 ms at 16 kHz)."""
+
+AFTER_S = 0.6
+"""Seconds after an onset by which its frames are all kept."""
+
+
+@dataclass
+class Tally:
+    """Counts for one estimate, array and condition."""
+
+    n: int = 0
+    best: int = 0
+    sure_right: int = 0
+    sure_wrong: int = 0
+
+
+def _lead(scores: dict[str, float]) -> tuple[str, float]:
+    order = sorted(scores, key=lambda n: scores[n], reverse=True)
+    return order[0], scores[order[0]] - scores[order[1]]
+
+
+def _estimates(est: SeatEstimate) -> Iterator[tuple[str, str, float, bool]]:
+    """(name, best seat, margin, sure) per estimate."""
+    seat, margin = _lead(dict(est.rises))
+    yield "rise", seat, margin, margin >= SURE_DB
+    seat, margin = _lead(dict(est.music))
+    yield "music", seat, margin, margin >= MUSIC_SURE_DB
+    yield "both", est.player, est.confidence, est.sure
+
+
+def _seed_range(text: str) -> list[int]:
+    if "-" in text:
+        lo, hi = text.split("-")
+        return list(range(int(lo), int(hi) + 1))
+    return [int(s) for s in text.split(",")]
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--seeds", default="500-504", help="render seeds: 500-504 or 1,2,3")
+    ap.add_argument("--arrays", default="usb4,hat6")
+    ap.add_argument("--conditions", default=",".join(roomsim.CONDITIONS))
+    ap.add_argument("--shifts", default="-0.1,0",
+                    help="seconds added to each true onset before estimating")
+    args = ap.parse_args()
+    seeds = _seed_range(args.seeds)
+    shifts = [float(s) for s in args.shifts.split(",")]
+    tallies: dict[tuple[str, str, str], Tally] = {}
+    wrong_margin: dict[str, float] = {}
+    started = time.time()
+    with tempfile.TemporaryDirectory() as tmp:
+        for condition in args.conditions.split(","):
+            for array in args.arrays.split(","):
+                for seed in seeds:
+                    rendered = roomsim.render_session(Path(tmp), f"{condition}-{seed}-{array}",
+                                                      condition=condition, array=array,
+                                                      seed=seed)
+                    session = load_session(rendered.path)
+                    assert session.seating is not None
+                    pcm, rate = read_wav_channels(rendered.path.with_suffix(".wav"))
+                    ear = SteeredEar(session.seating, rate)
+                    asks = sorted(
+                        [(c.onset_t + s, condition, c.player) for c in rendered.calls
+                         for s in shifts]
+                        + [(c.prompt[1], f"{condition}_prompt", c.prompt[0])
+                           for c in rendered.calls if c.prompt is not None])
+                    k = 0
+                    for i in range(0, len(pcm), BLOCK):
+                        ear.feed(pcm[i:i + BLOCK], 0.0 if i == 0 else None)
+                        now = (i + BLOCK) / rate
+                        while k < len(asks) and asks[k][0] + AFTER_S <= now:
+                            at, cond, truth = asks[k]
+                            k += 1
+                            est = ear.seat_of(at)
+                            if est is None:
+                                continue
+                            for name, seat, margin, sure in _estimates(est):
+                                t = tallies.setdefault((name, array, cond), Tally())
+                                t.n += 1
+                                t.best += seat == truth
+                                t.sure_right += sure and seat == truth
+                                t.sure_wrong += sure and seat != truth
+                                if seat != truth and name != "both":
+                                    wrong_margin[name] = max(wrong_margin.get(name, 0.0),
+                                                             margin)
+                    print(f"{condition} {array} {seed}", file=sys.stderr, flush=True)
+    print(f"Seat estimates at the true onsets: seeds {args.seeds}, shifts {args.shifts} s, "
+          f"{platform.machine()}\n")
+    print("| estimate | array | condition | estimates | best right | sure right | sure wrong |")
+    print("|---|---|---|---|---|---|---|")
+    for (name, array, cond), t in sorted(tallies.items(), key=lambda kv: (
+            ["rise", "music", "both"].index(kv[0][0]), kv[0][1], kv[0][2])):
+        print(f"| {name} | {array} | {cond} | {t.n} | {100 * t.best / t.n:.1f} % | "
+              f"{100 * t.sure_right / t.n:.1f} % | {t.sure_wrong} |")
+    print()
+    for name, bar in (("rise", SURE_DB), ("music", MUSIC_SURE_DB)):
+        print(f"{name} alone: largest margin naming a wrong seat "
+              f"{wrong_margin.get(name, 0.0):.2f} dB (sure at {bar} dB)")
+    print(f"({time.time() - started:.0f} s)")
+
+
+if __name__ == "__main__":
+    main()
