@@ -17,6 +17,11 @@ seat (the smallest threshold that gives no wrong seat on these rounds). The
 ``_prompt`` rows are the other player's voice before the call in the
 wrong-seat rounds, with that player as the truth.
 
+A second table gives the azimuth error (degrees) of the direction found
+at each call's true onset on ``locate``'s grid, as setup finds a seat: the
+beam rise's best direction, MUSIC's, and ``locate``'s (MUSIC's when near
+the rise's).
+
     python bench/seat_margins.py --seeds 500-504
 """
 
@@ -33,10 +38,18 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+import numpy as np
 import roomsim
 
 from companion.referee.judge import read_wav_channels
-from companion.referee.seats import MUSIC_SURE_DB, SURE_DB, SeatEstimate
+from companion.referee.seats import (
+    LOCATE_STEP_DEG,
+    MUSIC_SURE_DB,
+    SURE_DB,
+    SeatEstimate,
+    estimate_seat,
+    locate,
+)
 from companion.referee.steered import SteeredEar
 from companion.session import load_session
 
@@ -71,6 +84,23 @@ def _estimates(est: SeatEstimate) -> Iterator[tuple[str, str, float, bool]]:
     yield "both", est.player, est.confidence, est.sure
 
 
+def _apart(a: float, b: float) -> float:
+    return abs((a - b + 180.0) % 360.0 - 180.0)
+
+
+def _locate(ear: SteeredEar, grid: dict[str, float], at: float, true_deg: float,
+            located: dict[tuple[str, str, str], list[float]], array: str, cond: str) -> None:
+    """Add the azimuth errors of the rise's, MUSIC's and ``locate``'s
+    direction for the voice at ``at``."""
+    est = estimate_seat(ear.beam, grid, at)
+    found = locate(ear.beam, at)
+    if est is None or found is None:
+        return
+    for name, azimuth in (("rise", grid[_lead(dict(est.rises))[0]]),
+                          ("music", grid[_lead(dict(est.music))[0]]), ("locate", found)):
+        located.setdefault((name, array, cond), []).append(_apart(azimuth, true_deg))
+
+
 def _seed_range(text: str) -> list[int]:
     if "-" in text:
         lo, hi = text.split("-")
@@ -90,6 +120,8 @@ def main() -> None:
     shifts = [float(s) for s in args.shifts.split(",")]
     tallies: dict[tuple[str, str, str], Tally] = {}
     wrong_margin: dict[str, float] = {}
+    located: dict[tuple[str, str, str], list[float]] = {}
+    grid = {f"{a:g}": float(a) for a in np.arange(0.0, 360.0, LOCATE_STEP_DEG)}
     started = time.time()
     with tempfile.TemporaryDirectory() as tmp:
         for condition in args.conditions.split(","):
@@ -117,6 +149,10 @@ def main() -> None:
                             est = ear.seat_of(at)
                             if est is None:
                                 continue
+                            if cond == condition and any(
+                                    abs(at - c.onset_t) < 1e-9 for c in rendered.calls):
+                                _locate(ear, grid, at, rendered.seats[truth],
+                                        located, array, cond)
                             for name, seat, margin, sure in _estimates(est):
                                 t = tallies.setdefault((name, array, cond), Tally())
                                 t.n += 1
@@ -139,6 +175,14 @@ def main() -> None:
     for name, bar in (("rise", SURE_DB), ("music", MUSIC_SURE_DB)):
         print(f"{name} alone: largest margin naming a wrong seat "
               f"{wrong_margin.get(name, 0.0):.2f} dB (sure at {bar} dB)")
+    print(f"\nAzimuth error at the true onsets, {LOCATE_STEP_DEG:g} degree grid\n")
+    print("| direction | array | condition | calls | median | 90th percentile | largest |")
+    print("|---|---|---|---|---|---|---|")
+    for (name, array, cond), errs in sorted(located.items(), key=lambda kv: (
+            ["rise", "music", "locate"].index(kv[0][0]), kv[0][1], kv[0][2])):
+        e = np.array(errs)
+        print(f"| {name} | {array} | {cond} | {len(e)} | {np.median(e):.1f} | "
+              f"{np.percentile(e, 90):.1f} | {e.max():.1f} |")
     print(f"({time.time() - started:.0f} s)")
 
 

@@ -153,12 +153,30 @@ def estimate_seat(beam: Beamformer, seats: Mapping[str, float], onset: float
 LOCATE_STEP_DEG = 5.0
 """Azimuth grid, degrees, on which ``locate`` looks for a voice."""
 
+LOCATE_AGREE_DEG = 30.0
+"""``locate`` takes MUSIC's direction when it lies within this many degrees
+of the beam rise's, else the rise's: MUSIC is the finer of the two with one
+voice in the room, the rise the one talk does not lead astray (chosen on
+the dev rooms of bench/seat_margins.py; the errors are in
+bench/RESULTS.md)."""
+
+
+def _apart(a: float, b: float) -> float:
+    """Degrees between two azimuths (0..180)."""
+    return abs((a - b + 180.0) % 360.0 - 180.0)
+
 
 def locate(beam: Beamformer, onset: float, step_deg: float = LOCATE_STEP_DEG) -> float | None:
     """The azimuth (degrees, counter-clockwise from x) of the voice starting
-    at ``onset``: the direction on a ``step_deg`` grid whose beam rose most
-    (as ``estimate_seat``, every direction a candidate seat). Used at setup,
-    when each player in turn speaks. None when the frames are not kept."""
+    at ``onset``, on a ``step_deg`` grid (as ``estimate_seat``, every
+    direction a candidate seat): MUSIC's best direction when it is within
+    ``LOCATE_AGREE_DEG`` of the direction whose beam rose most, else the
+    latter. Used at setup, when each player in turn speaks. None when the
+    frames are not kept."""
     grid = {f"{a:g}": float(a) for a in np.arange(0.0, 360.0, step_deg)}
     found = estimate_seat(beam, grid, onset)
-    return None if found is None else grid[found.player]
+    if found is None:
+        return None
+    rise = grid[found.player]
+    music = grid[_margin(found.music)[0]]
+    return music if _apart(music, rise) <= LOCATE_AGREE_DEG else rise
