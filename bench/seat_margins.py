@@ -6,8 +6,9 @@ the array's STFT over each, and at every call's true onset (shifted by each
 of ``--shifts`` seconds: the ear measures a little before the recognizer's
 word start, which may be late) asks ``companion.referee.seats`` for the
 seat. Prints per array and condition, for the beam power rise alone (sure
-at ``SURE_DB``), MUSIC alone (sure at ``MUSIC_SURE_DB``) and the estimate
-the ear uses (both agree, one sure):
+at ``SURE_DB``), MUSIC alone (sure at ``MUSIC_SURE_DB``), whitened MUSIC
+alone (``WHITENED_SURE_DB``) and the estimate the ear uses ("all": see
+``companion.referee.seats``):
 
 - best right: the estimate's best seat is the caller's;
 - sure right / sure wrong: a seat given as sure, the caller's or another's;
@@ -46,6 +47,7 @@ from companion.referee.seats import (
     LOCATE_STEP_DEG,
     MUSIC_SURE_DB,
     SURE_DB,
+    WHITENED_SURE_DB,
     SeatEstimate,
     estimate_seat,
     locate,
@@ -81,7 +83,9 @@ def _estimates(est: SeatEstimate) -> Iterator[tuple[str, str, float, bool]]:
     yield "rise", seat, margin, margin >= SURE_DB
     seat, margin = _lead(dict(est.music))
     yield "music", seat, margin, margin >= MUSIC_SURE_DB
-    yield "both", est.player, est.confidence, est.sure
+    seat, margin = _lead(dict(est.whitened))
+    yield "whitened", seat, margin, margin >= WHITENED_SURE_DB
+    yield "all", est.player, est.confidence, est.sure
 
 
 def _apart(a: float, b: float) -> float:
@@ -159,7 +163,7 @@ def main() -> None:
                                 t.best += seat == truth
                                 t.sure_right += sure and seat == truth
                                 t.sure_wrong += sure and seat != truth
-                                if seat != truth and name != "both":
+                                if seat != truth and name != "all":
                                     wrong_margin[name] = max(wrong_margin.get(name, 0.0),
                                                              margin)
                     print(f"{condition} {array} {seed}", file=sys.stderr, flush=True)
@@ -168,11 +172,12 @@ def main() -> None:
     print("| estimate | array | condition | estimates | best right | sure right | sure wrong |")
     print("|---|---|---|---|---|---|---|")
     for (name, array, cond), t in sorted(tallies.items(), key=lambda kv: (
-            ["rise", "music", "both"].index(kv[0][0]), kv[0][1], kv[0][2])):
+            ["rise", "music", "whitened", "all"].index(kv[0][0]), kv[0][1], kv[0][2])):
         print(f"| {name} | {array} | {cond} | {t.n} | {100 * t.best / t.n:.1f} % | "
               f"{100 * t.sure_right / t.n:.1f} % | {t.sure_wrong} |")
     print()
-    for name, bar in (("rise", SURE_DB), ("music", MUSIC_SURE_DB)):
+    for name, bar in (("rise", SURE_DB), ("music", MUSIC_SURE_DB),
+                      ("whitened", WHITENED_SURE_DB)):
         print(f"{name} alone: largest margin naming a wrong seat "
               f"{wrong_margin.get(name, 0.0):.2f} dB (sure at {bar} dB)")
     print(f"\nAzimuth error at the true onsets, {LOCATE_STEP_DEG:g} degree grid\n")

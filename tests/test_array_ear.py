@@ -15,6 +15,7 @@ import sys
 from pathlib import Path
 
 import numpy as np
+import numpy.typing as npt
 import pytest
 
 pra = pytest.importorskip("pyroomacoustics")
@@ -33,6 +34,7 @@ from companion.referee.beam import (  # noqa: E402
     SEAT_ELEVATION_DEG,
     SPEED_OF_SOUND,
     Beamformer,
+    covariance,
     steering_vectors,
 )
 from companion.referee.judge import read_wav_channels  # noqa: E402
@@ -186,6 +188,33 @@ def test_setup_locates_each_voice_within_a_grid_step_in_a_quiet_room(tmp_path: P
             call = next(calls, None)
     assert len(errors) == len(rendered.calls)
     assert max(errors) <= 6.0, errors
+
+
+def test_whitened_music_hears_the_new_voice_through_louder_talk() -> None:
+    # A talker at 190 degrees goes on through the call, 6 dB louder than the
+    # caller at 100: plain MUSIC on the audio after the onset names the
+    # talker; whitened by the audio before the onset it names the caller.
+    positions = np.asarray(roomsim.ARRAYS["usb4"])
+    freqs = np.fft.rfftfreq(FRAME, 1 / RATE)
+    band = freqs[(freqs >= BAND_HZ[0]) & (freqs <= BAND_HZ[1])]
+    azimuths = [10.0, 100.0, 190.0, 280.0]
+    talker, caller = steering_vectors(positions, [190.0, 100.0], band)
+    rng = np.random.default_rng(1)
+
+    def voice(n: int, gain: float) -> npt.NDArray[np.complex128]:
+        return gain * (rng.normal(size=(n, len(band))) + 1j * rng.normal(size=(n, len(band))))
+
+    def hiss(n: int) -> npt.NDArray[np.complex128]:
+        return 0.05 * (rng.normal(size=(n, len(band), 4)) + 1j * rng.normal(size=(n, len(band), 4)))
+
+    before = voice(60, 2.0)[:, :, None] * talker[None] + hiss(60)
+    after = (voice(30, 2.0)[:, :, None] * talker[None] + voice(30, 1.0)[:, :, None] * caller[None]
+             + hiss(30))
+    steer = steering_vectors(positions, azimuths, band)
+    plain = seats.music_spectrum(after, steer)
+    whitened = seats.music_spectrum(after, steer, covariance(before))
+    assert azimuths[int(np.argmax(plain))] == 190.0
+    assert azimuths[int(np.argmax(whitened))] == 100.0
 
 
 def test_music_is_pyroomacoustics_normmusic_at_the_seats() -> None:

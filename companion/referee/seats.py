@@ -1,6 +1,6 @@
 """Who spoke: the seat an utterance came from, heard by the array.
 
-Two estimates of the seat, each good where the other is weak, must agree:
+Three estimates of the seat, each good where another is weak, must agree:
 
 - **Beam power rise.** For an utterance with onset ``t``, an MVDR beam
   (``companion.referee.beam``) is steered at every seat with the
@@ -24,10 +24,18 @@ Two estimates of the seat, each good where the other is weak, must agree:
   through it, the strongest source may be a talker, which the rise is not
   fooled by.
 
-A seat is given to the engines (``SeatEstimate.sure``) only when both name
-the same seat and either is clearly ahead: the rise by ``SURE_DB`` over the
-next seat, or MUSIC by ``MUSIC_SURE_DB``. A closer or split call says
-nothing about the seat.
+- **MUSIC whitened by the audio before the onset** (GEVD-MUSIC: the
+  covariance after the onset whitened by the one before it, so the talk
+  and noise that were already there count as noise, not sources; Nakamura
+  et al., "Intelligent sound source localization for dynamic
+  environments", IROS 2009). It hears the new voice through talk that goes
+  on, which plain MUSIC does not; in a quiet room it is less sharp.
+
+A seat is given to the engines (``SeatEstimate.sure``) only when the rise
+names it together with MUSIC, one of the two clearly ahead (the rise by
+``SURE_DB`` over the next seat, or MUSIC by ``MUSIC_SURE_DB``), or together
+with whitened MUSIC clearly ahead (``WHITENED_SURE_DB``). A closer or split
+call says nothing about the seat.
 
 MUSIC is written here in numpy, not taken from pyroomacoustics at run time:
 importing that package brings all of it and scipy, more memory than the
@@ -44,6 +52,7 @@ import numpy as np
 import numpy.typing as npt
 
 from companion.referee.beam import (
+    LOADING,
     Beamformer,
     Complex,
     apply_weights,
@@ -76,39 +85,57 @@ seat's by this many dB: the smallest margin at which MUSIC alone named no
 wrong seat on the same rounds (every condition, both arrays, onsets 0.1 s
 early to on time: bench/RESULTS.md)."""
 
+WHITENED_SURE_DB = 3.2
+"""Whitened MUSIC is clearly ahead when its seat's pseudo-spectrum beats
+every other seat's by this many dB: just above the largest margin at which
+it alone named a wrong seat on the same rounds (bench/RESULTS.md)."""
+
 
 @dataclass(frozen=True)
 class SeatEstimate:
     """The seat an utterance came from. ``player``: the seat whose beam rose
-    most. ``confidence``: 0..1, 0 when MUSIC names another seat, else the
-    larger of the two margins over the next seat, each on its own scale
-    (``SURE_DB``, ``MUSIC_SURE_DB``; a scale, not a probability).
+    most. ``confidence``: 0..1, the largest margin over the next seat, each
+    on its own scale (``SURE_DB``, ``MUSIC_SURE_DB``, ``WHITENED_SURE_DB``;
+    a scale, not a probability), of the estimates that count: the rise's and
+    MUSIC's when MUSIC names ``player``, whitened MUSIC's when it does.
     ``rises``: per player, the beam's power rise at the onset, dB.
-    ``music``: per player, the normalized MUSIC pseudo-spectrum, dB (0 at
-    the best seat)."""
+    ``music``, ``whitened``: per player, the normalized MUSIC
+    pseudo-spectrum, plain and whitened, dB (0 at the best seat)."""
 
     player: str
     confidence: float
     rises: Mapping[str, float]
     music: Mapping[str, float]
+    whitened: Mapping[str, float]
 
     @property
     def sure(self) -> bool:
-        """Whether both estimates name ``player`` and one is clearly ahead."""
+        """Whether the estimates that name ``player`` are clearly ahead."""
         return self.confidence >= 1.0
 
 
-def music_spectrum(frames: Complex, steer: Complex) -> npt.NDArray[np.float64]:
+def music_spectrum(frames: Complex, steer: Complex, noise: Complex | None = None
+                   ) -> npt.NDArray[np.float64]:
     """NormMUSIC pseudo-spectrum for one source, dB, shape ``(S,)``, from
     STFT frames ``(T, F, M)`` and steering vectors ``(S, F, M)`` over the
     same ``F`` bins: per bin ``1 / |E_nᴴd|²`` (``E_n`` the ``M - 1``
     eigenvectors of the frames' covariance with the smallest eigenvalues,
     ``d`` normalized), divided by its largest over the ``S`` directions,
-    averaged over the bins. The best direction is 0 dB."""
-    _, vectors = np.linalg.eigh(covariance(frames))  # (F, M, M), eigenvalues ascending
-    noise = vectors[:, :, :-1]  # (F, M, M-1)
-    d = steer / np.linalg.norm(steer, axis=-1, keepdims=True)
-    leak = np.sum(np.abs(np.einsum("fmk,sfm->sfk", noise.conj(), d)) ** 2, axis=-1)
+    averaged over the bins. The best direction is 0 dB. With ``noise``, a
+    covariance ``(F, M, M)`` (diagonally loaded by ``LOADING``), the frames'
+    covariance and ``d`` are first whitened by it (GEVD-MUSIC)."""
+    cov = covariance(frames)
+    d = steer
+    if noise is not None:
+        m = noise.shape[-1]
+        load = LOADING * np.real(np.trace(noise, axis1=-2, axis2=-1)) / m + 1e-12
+        inv = np.linalg.inv(np.linalg.cholesky(noise + load[:, None, None] * np.eye(m)))
+        cov = inv @ cov @ np.conj(np.swapaxes(inv, -1, -2))
+        d = np.einsum("fmn,sfn->sfm", inv, steer)
+    _, vectors = np.linalg.eigh(cov)  # (F, M, M), eigenvalues ascending
+    noise_space = vectors[:, :, :-1]  # (F, M, M-1)
+    d = d / np.linalg.norm(d, axis=-1, keepdims=True)
+    leak = np.sum(np.abs(np.einsum("fmk,sfm->sfk", noise_space.conj(), d)) ** 2, axis=-1)
     pseudo = 1.0 / (leak + 1e-12)  # (S, F)
     pseudo /= pseudo.max(axis=0, keepdims=True)
     return 10 * np.log10(pseudo.mean(axis=1))
@@ -136,18 +163,25 @@ def estimate_seat(beam: Beamformer, seats: Mapping[str, float], onset: float
     pre, post = before.spectra[:, band], after.spectra[:, band]
     names = list(seats)
     d = steering_vectors(beam.positions, [seats[n] for n in names], beam.freqs[band])
-    weights = mvdr_weights(covariance(pre), d)  # (S, F, M)
+    before_cov = covariance(pre)
+    weights = mvdr_weights(before_cov, d)  # (S, F, M)
     rises: dict[str, float] = {}
     for name, w in zip(names, weights, strict=True):
         p0 = np.mean(np.abs(apply_weights(w, pre)) ** 2, axis=0) + 1e-12  # per bin
         p1 = np.mean(np.abs(apply_weights(w, post)) ** 2, axis=0) + 1e-12
         rises[name] = float(np.mean(10 * np.log10(p1 / p0)))  # each bin counts alike
     music = dict(zip(names, music_spectrum(post, d).tolist(), strict=True))
+    whitened = dict(zip(names, music_spectrum(post, d, before_cov).tolist(), strict=True))
     best, rise_lead = _margin(rises)
     music_best, music_lead = _margin(music)
-    lead = max(rise_lead / SURE_DB, music_lead / MUSIC_SURE_DB) if music_best == best else 0.0
+    whitened_best, whitened_lead = _margin(whitened)
+    lead = 0.0
+    if music_best == best:
+        lead = max(rise_lead / SURE_DB, music_lead / MUSIC_SURE_DB)
+    if whitened_best == best:
+        lead = max(lead, whitened_lead / WHITENED_SURE_DB)
     return SeatEstimate(player=best, confidence=min(1.0, max(0.0, lead)), rises=rises,
-                        music=music)
+                        music=music, whitened=whitened)
 
 
 LOCATE_STEP_DEG = 5.0
