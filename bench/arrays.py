@@ -12,8 +12,9 @@ and condition:
 - false mistakes: right calls ruled a mistake;
 - wrong seat taken (``wrong_seat`` only): calls ruled ``call_ok`` before the
   caller spoke, i.e. on the other player's voice;
-- seat found / seat wrong: the caller's utterance given the caller's seat,
-  or another seat (a seat is given only when sure);
+- seat found / seat wrong: the say starting nearest the call's onset
+  (within 0.3 s) given the caller's seat, or another seat (a seat is given
+  only when sure);
 - CPU of the beamformer and the seat estimate per second of audio (thread
   CPU time, this machine) and the latency they add.
 
@@ -116,8 +117,8 @@ def _judge(rendered: roomsim.Rendered, rulings: list[Any], says: list[Say],
         seat = None
         if array != "one":
             near = [s for s in says if abs(s.t - call.onset_t) < 0.3]
-            if near:
-                seat = near[0].seat
+            if near:  # the caller's say: the one starting nearest the call
+                seat = min(near, key=lambda s: abs(s.t - call.onset_t)).seat
                 cell.seat_found += seat == call.player
                 cell.seat_wrong += seat is not None and seat != call.player
         if verdict is None or verdict.type != want or seat != call.player:
