@@ -103,7 +103,9 @@ class SteeredEar:
             return [self._seated(say, self.seat_of(heard.onset))]
         groups: list[tuple[str | None, list[Word]]] = []
         for i, word in enumerate(heard.words):
-            estimate = self.seat_of(word.start - WORD_LEAD_S)
+            # Not before the voice's onset: the recognizer may start the first
+            # word in the quiet before it, where nothing rises yet.
+            estimate = self.seat_of(max(word.start, heard.onset) - WORD_LEAD_S)
             seat = estimate.player if estimate is not None and estimate.sure else None
             if i == 0 or (seat is not None and seat != groups[-1][0]):
                 groups.append((seat, [word]))
