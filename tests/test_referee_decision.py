@@ -258,6 +258,13 @@ def test_a_number_never_enrolled_is_a_mistake_when_the_call_owed_fits_far_worse(
     talk = replace(nine, words=(w("nine", 0.68, 0.0), w("two", 0.69, 0.14)),
                    decoded=(w("nine", 0.68, 0.0), w("two", 0.69, 0.14)))
     assert decide(talk, th).outcome == "unsure"
+    # A word the player enrolled is judged by its own takes: in a
+    # reverberant room no take fits well, and a correct "six" heard as
+    # "three" had the far-worse gap too.
+    three = replace(nine, words=(w("three", 0.59),), decoded=(w("three", 0.59),))
+    assert "three" in three.enrolled
+    assert decide(three, th).outcome == "unsure"
+    assert decide(replace(three, template_best_fit=th.template_fit - 0.1), th).outcome == "mistake"
 
 
 def test_no_game_word_is_the_call_only_when_the_callers_takes_fit_it_as_a_repeat() -> None:

@@ -98,12 +98,15 @@ class Thresholds:
     1.36 and 1.34, and was ruled a wrong number; margins 0.05-0.2 all
     removed it and kept every wrong number caught on both development
     sets), its wrong words need only ``mistake_enrolled`` confidence
-    instead of ``mistake``; so does a single word when the gap is
-    ``template_wrong`` or more (the call owed fits far worse than another of
-    the player's words, though none fits as a repeat: a number they never
-    enrolled, "nine", "zero", "ten"; chosen on both development sets at
-    twice the largest gap of a correct call that met the other conditions
-    of a mistake: in noise and the far field, which those conditions
+    instead of ``mistake``; so does a single word the player never enrolled
+    ("nine", "zero", "ten") when the gap is ``template_wrong`` or more (the
+    call owed fits far worse than another of the player's words, though
+    none fits as a repeat. A word they enrolled is judged by its own takes
+    alone: in the simulated reverberant room of bench/roomsim.py no take
+    fits well, and correct calls heard as an enrolled word, "three" for a
+    six, had large gaps: bench/RESULTS.md). ``template_wrong`` was chosen
+    on both development sets at twice the largest gap of a correct call
+    that met the other conditions of a mistake: in noise and the far field, which those conditions
     exclude, correct calls have large gaps, so the gap alone is no
     evidence. Any other voice fits the caller's takes of the call owed far
     worse too: talk at the callers' level decoded as two numbers, "nine
@@ -240,7 +243,10 @@ def decide(ev: Evidence, th: Thresholds = DEFAULT) -> Verdict:
         best = ev.template_best_fit
         owed_fits = (ev.template_fit is not None and ev.template_fit <= th.template_fit
                      and (best is None or ev.template_fit - best < th.template_margin))
-        if not owed_fits and ((gap >= th.template_wrong and len(words) == 1)
+        # A heard word the player enrolled is judged by its own takes (they
+        # must fit it as a repeat); the far-worse gap is for one never enrolled.
+        never_enrolled = not any(w.text in ev.enrolled for w in wrong)
+        if not owed_fits and ((gap >= th.template_wrong and len(words) == 1 and never_enrolled)
                               or (best is not None and best <= th.template_fit)):
             # Another word's takes fit it as a repeat, clearly better than the
             # call owed's, or the call owed's takes fit it far worse.
