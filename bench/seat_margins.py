@@ -49,6 +49,8 @@ from companion.referee.seats import (
     SURE_DB,
     WHITENED_SURE_DB,
     SeatEstimate,
+    best_lead,
+    degrees_apart,
     estimate_seat,
     locate,
 )
@@ -72,24 +74,15 @@ class Tally:
     sure_wrong: int = 0
 
 
-def _lead(scores: dict[str, float]) -> tuple[str, float]:
-    order = sorted(scores, key=lambda n: scores[n], reverse=True)
-    return order[0], scores[order[0]] - scores[order[1]]
-
-
 def _estimates(est: SeatEstimate) -> Iterator[tuple[str, str, float, bool]]:
     """(name, best seat, margin, sure) per estimate."""
-    seat, margin = _lead(dict(est.rises))
+    seat, margin = best_lead(est.rises)
     yield "rise", seat, margin, margin >= SURE_DB
-    seat, margin = _lead(dict(est.music))
+    seat, margin = best_lead(est.music)
     yield "music", seat, margin, margin >= MUSIC_SURE_DB
-    seat, margin = _lead(dict(est.whitened))
+    seat, margin = best_lead(est.whitened)
     yield "whitened", seat, margin, margin >= WHITENED_SURE_DB
     yield "all", est.player, est.confidence, est.sure
-
-
-def _apart(a: float, b: float) -> float:
-    return abs((a - b + 180.0) % 360.0 - 180.0)
 
 
 def _locate(ear: SteeredEar, grid: dict[str, float], at: float, true_deg: float,
@@ -100,9 +93,9 @@ def _locate(ear: SteeredEar, grid: dict[str, float], at: float, true_deg: float,
     found = locate(ear.beam, at)
     if est is None or found is None:
         return
-    for name, azimuth in (("rise", grid[_lead(dict(est.rises))[0]]),
-                          ("music", grid[_lead(dict(est.music))[0]]), ("locate", found)):
-        located.setdefault((name, array, cond), []).append(_apart(azimuth, true_deg))
+    for name, azimuth in (("rise", grid[best_lead(est.rises)[0]]),
+                          ("music", grid[best_lead(est.music)[0]]), ("locate", found)):
+        located.setdefault((name, array, cond), []).append(degrees_apart(azimuth, true_deg))
 
 
 def _seed_range(text: str) -> list[int]:

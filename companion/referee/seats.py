@@ -141,8 +141,9 @@ def music_spectrum(frames: Complex, steer: Complex, noise: Complex | None = None
     return 10 * np.log10(pseudo.mean(axis=1))
 
 
-def _margin(scores: Mapping[str, float]) -> tuple[str, float]:
-    """The best player and their lead over the next, in the scores' unit."""
+def best_lead(scores: Mapping[str, float]) -> tuple[str, float]:
+    """The best-scoring key of ``scores`` (at least two) and its lead over
+    the next, in the scores' unit (dB for ``SeatEstimate``'s)."""
     order = sorted(scores, key=lambda n: scores[n], reverse=True)
     return order[0], scores[order[0]] - scores[order[1]]
 
@@ -172,9 +173,9 @@ def estimate_seat(beam: Beamformer, seats: Mapping[str, float], onset: float
         rises[name] = float(np.mean(10 * np.log10(p1 / p0)))  # each bin counts alike
     music = dict(zip(names, music_spectrum(post, d).tolist(), strict=True))
     whitened = dict(zip(names, music_spectrum(post, d, before_cov).tolist(), strict=True))
-    best, rise_lead = _margin(rises)
-    music_best, music_lead = _margin(music)
-    whitened_best, whitened_lead = _margin(whitened)
+    best, rise_lead = best_lead(rises)
+    music_best, music_lead = best_lead(music)
+    whitened_best, whitened_lead = best_lead(whitened)
     lead = 0.0
     if music_best == best:
         lead = max(rise_lead / SURE_DB, music_lead / MUSIC_SURE_DB)
@@ -195,8 +196,8 @@ the dev rooms of bench/seat_margins.py; the errors are in
 bench/RESULTS.md)."""
 
 
-def _apart(a: float, b: float) -> float:
-    """Degrees between two azimuths (0..180)."""
+def degrees_apart(a: float, b: float) -> float:
+    """Degrees between two azimuths in degrees (0..180)."""
     return abs((a - b + 180.0) % 360.0 - 180.0)
 
 
@@ -212,5 +213,5 @@ def locate(beam: Beamformer, onset: float, step_deg: float = LOCATE_STEP_DEG) ->
     if found is None:
         return None
     rise = grid[found.player]
-    music = grid[_margin(found.music)[0]]
-    return music if _apart(music, rise) <= LOCATE_AGREE_DEG else rise
+    music = grid[best_lead(found.music)[0]]
+    return music if degrees_apart(music, rise) <= LOCATE_AGREE_DEG else rise
