@@ -12,7 +12,9 @@ import json
 import math
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
+from typing import TypeVar
 
 import numpy as np
 import numpy.typing as npt
@@ -47,6 +49,7 @@ if not (roomsim.HUMAN / "raw" / "fsdd").is_dir():
     pytest.skip("the human calls are not beside the project", allow_module_level=True)
 
 RATE = 16000
+T = TypeVar("T")
 
 
 def _free_field(azimuths: list[float], tracks: list[np.ndarray]) -> np.ndarray:
@@ -114,23 +117,37 @@ def test_mvdr_passes_the_seat_and_suppresses_the_talk_heard_before() -> None:
     assert abs(call_gain) < 1.5  # distortionless toward the seat
 
 
-def test_the_seat_of_each_call_in_a_reverberant_room(tmp_path: Path) -> None:
-    rendered = roomsim.render_session(tmp_path, "s", condition="talk10", array="usb4", seed=7,
-                                      flips=4)
+def at_each_call(tmp_path: Path, condition: str, seed: int,
+                 ask: Callable[[SteeredEar, roomsim.CallTruth], T]
+                 ) -> tuple[roomsim.Rendered, list[T]]:
+    """Render a 4-call round (usb4), feed it to a ``SteeredEar`` in
+    live-sized blocks (the beam keeps seconds, not all) and ``ask`` the ear
+    about each call once 0.6 s past its onset has been fed."""
+    rendered = roomsim.render_session(tmp_path, "r", condition=condition, array="usb4",
+                                      seed=seed, flips=4)
     session = load_session(rendered.path)
     assert session.seating is not None
-    pcm, rate = read_wav_channels(rendered.path.parent / "s.wav")
+    pcm, rate = read_wav_channels(rendered.path.parent / "r.wav")
     ear = SteeredEar(session.seating, rate)
-    found = []
+    answers = []
+    calls = iter(rendered.calls)
+    call = next(calls, None)
     for i in range(0, len(pcm), 480):
         ear.feed(pcm[i:i + 480], 0.0 if i == 0 else None)
-        now = (i + 480) / rate
-        for call in rendered.calls:
-            if call.onset_t + 0.6 <= now < call.onset_t + 0.6 + 480 / rate:
-                estimate = ear.seat_of(call.onset_t)
-                assert estimate is not None
-                found.append((estimate.player, call.player, estimate.sure))
-    assert len(found) == len(rendered.calls)
+        if call is not None and (i + 480) / rate >= call.onset_t + 0.6:
+            answers.append(ask(ear, call))
+            call = next(calls, None)
+    assert len(answers) == len(rendered.calls)
+    return rendered, answers
+
+
+def test_the_seat_of_each_call_in_a_reverberant_room(tmp_path: Path) -> None:
+    rendered, estimates = at_each_call(tmp_path, "talk10", 7,
+                                       lambda ear, call: ear.seat_of(call.onset_t))
+    found = []
+    for estimate, call in zip(estimates, rendered.calls, strict=True):
+        assert estimate is not None
+        found.append((estimate.player, call.player, estimate.sure))
     # The seat is found for most calls (bench/arrays.py measures how many),
     # and a seat given as sure is never another player's.
     assert sum(f == c for f, c, _ in found) >= len(found) - 1
@@ -142,27 +159,12 @@ def test_in_a_quiet_room_music_gives_the_seat_the_flat_beam_rise_cannot(tmp_path
     # its own the rise is sure of the seat for one of these four calls
     # (seed 9). MUSIC, sharp with one voice in the room, agrees on the
     # caller's seat for all four.
-    rendered = roomsim.render_session(tmp_path, "q", condition="quiet", array="usb4", seed=9,
-                                      flips=4)
-    session = load_session(rendered.path)
-    assert session.seating is not None
-    pcm, rate = read_wav_channels(rendered.path.parent / "q.wav")
-    ear = SteeredEar(session.seating, rate)
-    estimates = []
-    calls = iter(rendered.calls)
-    call = next(calls, None)
-    for i in range(0, len(pcm), 480):  # live-sized blocks: the beam keeps seconds, not all
-        ear.feed(pcm[i:i + 480], 0.0 if i == 0 else None)
-        if call is not None and (i + 480) / rate >= call.onset_t + 0.6:
-            estimates.append(ear.seat_of(call.onset_t))
-            call = next(calls, None)
-    assert len(estimates) == len(rendered.calls)
+    rendered, estimates = at_each_call(tmp_path, "quiet", 9,
+                                       lambda ear, call: ear.seat_of(call.onset_t))
     assert all(e is not None for e in estimates)
     assert [(e.player, e.sure) for e in estimates if e] == [
         (call.player, True) for call in rendered.calls]
-    by_rise_alone = [e for e in estimates
-                     if e and sorted(e.rises.values())[-1] - sorted(e.rises.values())[-2]
-                     >= seats.SURE_DB]
+    by_rise_alone = [e for e in estimates if e and seats.best_lead(e.rises)[1] >= seats.SURE_DB]
     assert len(by_rise_alone) < len(estimates)
 
 
@@ -170,23 +172,12 @@ def test_setup_locates_each_voice_within_a_grid_step_in_a_quiet_room(tmp_path: P
     # At setup each player speaks alone; the beam rise alone put these
     # voices (seed 9) up to 10 degrees off, MUSIC's direction (kept when near
     # the rise's) within the 5 degree grid's reach.
-    rendered = roomsim.render_session(tmp_path, "q", condition="quiet", array="usb4", seed=9,
-                                      flips=4)
-    session = load_session(rendered.path)
-    assert session.seating is not None
-    pcm, rate = read_wav_channels(rendered.path.parent / "q.wav")
-    ear = SteeredEar(session.seating, rate)
+    rendered, azimuths = at_each_call(tmp_path, "quiet", 9,
+                                      lambda ear, call: seats.locate(ear.beam, call.onset_t))
     errors = []
-    calls = iter(rendered.calls)
-    call = next(calls, None)
-    for i in range(0, len(pcm), 480):
-        ear.feed(pcm[i:i + 480], 0.0 if i == 0 else None)
-        if call is not None and (i + 480) / rate >= call.onset_t + 0.6:
-            azimuth = seats.locate(ear.beam, call.onset_t)
-            assert azimuth is not None
-            errors.append(abs((azimuth - rendered.seats[call.player] + 180) % 360 - 180))
-            call = next(calls, None)
-    assert len(errors) == len(rendered.calls)
+    for azimuth, call in zip(azimuths, rendered.calls, strict=True):
+        assert azimuth is not None
+        errors.append(seats.degrees_apart(azimuth, rendered.seats[call.player]))
     assert max(errors) <= 6.0, errors
 
 
