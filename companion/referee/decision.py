@@ -106,9 +106,9 @@ class Thresholds:
     fits well, and correct calls heard as an enrolled word, "three" for a
     six, had large gaps: bench/RESULTS.md). ``template_wrong`` was chosen
     on both development sets at twice the largest gap of a correct call
-    that met the other conditions of a mistake: in noise and the far field, which those conditions
-    exclude, correct calls have large gaps, so the gap alone is no
-    evidence. Any other voice fits the caller's takes of the call owed far
+    that met the other conditions of a mistake: in noise and the far
+    field, which those conditions exclude, correct calls have large gaps,
+    so the gap alone is no evidence. Any other voice fits the caller's takes of the call owed far
     worse too: talk at the callers' level decoded as two numbers, "nine
     two", was ruled a wrong number in the held-out talk rounds, hence one
     word only). ``unheard_fit``: an

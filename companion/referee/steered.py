@@ -88,7 +88,8 @@ class SteeredEar:
     def says(self, heard: Heard) -> list[Say]:
         """``heard`` as ``say`` events (at least one), each with its ``seat``
         when the estimate is sure. The seat is taken ``WORD_LEAD_S`` before
-        the first game word's start (without words, at the utterance's
+        the first game word's start, or before the utterance's onset when
+        the recognizer starts the word earlier (without words, at the
         onset; in talk the onset is often the talk's). A later word surely
         from another seat than the words before it starts a new say at its
         own start (seconds, table clock): a player's word followed at once
@@ -103,8 +104,8 @@ class SteeredEar:
             return [self._seated(say, self.seat_of(heard.onset))]
         groups: list[tuple[str | None, list[Word]]] = []
         for i, word in enumerate(heard.words):
-            # Not before the voice's onset: the recognizer may start the first
-            # word in the quiet before it, where nothing rises yet.
+            # (the recognizer may start the first word in the quiet before the
+            # voice, where nothing rises yet)
             estimate = self.seat_of(max(word.start, heard.onset) - WORD_LEAD_S)
             seat = estimate.player if estimate is not None and estimate.sure else None
             if i == 0 or (seat is not None and seat != groups[-1][0]):
