@@ -136,26 +136,32 @@ def test_the_twins_decodes_leave_the_recognizer_alone(utterances: list[np.ndarra
     assert [twinned.decode(u) for u in later] == expected
 
 
-def test_the_twin_hears_what_a_recognizer_with_the_whole_dictionary_hears(
+def test_a_decoder_with_only_the_words_listened_for_hears_what_the_whole_dictionary_hears(
         utterances: list[np.ndarray]) -> None:
-    """The twin's grammar decoder holds only the words it listens for,
-    copied from the recognizer's dictionary with the English pack's phones
-    ("hmm" for the phone sound): the same words and confidences as a
-    recognizer that loaded the whole CMU dictionary, utterance by
-    utterance."""
+    """The recognizer's grammar decoder, and its twin's, hold only the words
+    they listen for, read from the CMU dictionary file, with the English
+    pack's phones after them ("hmm" for the phone sound): the same words and
+    confidences as a decoder that loaded the whole CMU dictionary (as it did
+    before), utterance by utterance."""
+    import pocketsphinx
+
     spellings = Spellings.from_pack(load_pack("en"))
-
-    def english() -> SphinxRecognizer:
-        rec = SphinxRecognizer(spellings, phones=PhoneLoop(parallel=False))
-        rec.set_vocabulary(VOCABULARY)
-        return rec
-
-    twin, whole = english().twin(), english()
+    whole = SphinxRecognizer(spellings, phones=PhoneLoop(parallel=False))
+    whole._decoder = pocketsphinx.Decoder(lm=None, loglevel="FATAL", wip=whole.settings.wip)
+    whole._logmath = whole._decoder.get_logmath()
+    whole.set_vocabulary(VOCABULARY)
+    small = SphinxRecognizer(spellings, phones=PhoneLoop(parallel=False))
+    small.set_vocabulary(VOCABULARY)
+    twin = small.twin()
     with pytest.raises(RecognizerError):
         twin.decode(utterances[0])  # no vocabulary until it follows one
-    twin.follow(whole)
-    assert [twin.decode(u) for u in utterances] == [whole.decode(u) for u in utterances]
+    twin.follow(small)
+    expected = [whole.decode(u) for u in utterances]
+    assert [small.decode(u) for u in utterances] == expected
+    assert [twin.decode(u) for u in utterances] == expected
     for name in ("hmm", "hmm(2)", "hmm(3)", "seven", "three"):
+        assert small._decoder.lookup_word(name) == whole._decoder.lookup_word(name)
         assert twin._decoder.lookup_word(name) == whole._decoder.lookup_word(name)
-    assert twin._decoder.lookup_word("hmm(2)") == "HH AH M"  # the pack's, after the CMU one
-    assert twin._decoder.lookup_word("seventeen") is None  # not the whole dictionary
+    assert small._decoder.lookup_word("hmm(2)") == "HH AH M"  # the pack's, after the CMU one
+    assert whole._decoder.lookup_word("seventeen") is not None
+    assert small._decoder.lookup_word("seventeen") is None  # not the whole dictionary

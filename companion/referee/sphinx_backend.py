@@ -24,12 +24,12 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any
 
 import numpy as np
 
 from companion.errors import RecognizerError
 from companion.referee import phone_loop
+from companion.referee.cmudict import CmuDictionary
 from companion.referee.phone_loop import PhoneLoop, Seg
 from companion.referee.recognizer import Pcm, Recognizer, Spellings, Word
 
@@ -80,12 +80,11 @@ def _jsgf_token(phrase: str) -> str:
 class SphinxRecognizer(Recognizer):
     """pocketsphinx with the bundled ``en-us`` model at 16,000 Hz.
     ``phones``: the phone loop to score words against (default: the
-    process's shared one, ``phone_loop.shared()``). ``lexicon``: another
-    recognizer's pocketsphinx decoder to copy the pronunciations of the
-    words listened for from, into a one-word dictionary of this one's own
-    (the twin's; None: the bundled CMU dictionary, with the pack's phones
-    added). Raises ``RecognizerError`` if pocketsphinx or its model cannot
-    be loaded."""
+    process's shared one, ``phone_loop.shared()``). ``dictionary``: where the
+    pronunciations of the words listened for are read (default: the bundled
+    CMU dictionary, ``CmuDictionary``); the decoder holds only those words,
+    with the pack's phones added. Raises ``RecognizerError`` if pocketsphinx
+    or its model cannot be loaded."""
 
     name = "pocketsphinx"
     sample_rate = 16000
@@ -93,21 +92,17 @@ class SphinxRecognizer(Recognizer):
 
     def __init__(self, spellings: Spellings | None = None,
                  settings: SphinxSettings | None = None, *,
-                 phones: PhoneLoop | None = None, lexicon: Any = None) -> None:
+                 phones: PhoneLoop | None = None,
+                 dictionary: CmuDictionary | None = None) -> None:
         super().__init__(spellings)
         self.settings = settings or SphinxSettings()
         self.phones = phones or phone_loop.shared()
         """The phone loop this recognizer scores against."""
         self.phones.start()  # the worker loads its model while this one does
-        self._lexicon = lexicon  # a decoder whose pronunciations this one copies
+        self.dictionary = dictionary or CmuDictionary()
+        """Where the words' pronunciations come from."""
         try:
-            import pocketsphinx
-
-            if lexicon is None:
-                self._decoder = pocketsphinx.Decoder(lm=None, loglevel="FATAL",
-                                                     wip=self.settings.wip)
-            else:  # the words come from the lexicon
-                self._decoder = phone_loop.one_word_decoder(wip=self.settings.wip)
+            self._decoder = phone_loop.one_word_decoder(wip=self.settings.wip)
         except (ImportError, RuntimeError, OSError) as exc:
             raise RecognizerError(f"pocketsphinx cannot be loaded: {exc}") from None
         self._logmath = self._decoder.get_logmath()
@@ -121,47 +116,44 @@ class SphinxRecognizer(Recognizer):
         the first call; its phone loop decodes in this process): the model's
         noise removal (``-remove_noise``) carries its noise estimate from
         one utterance to the next, so a second hearing decoded by this one
-        would move the verdicts on the utterances after it. Its grammar
-        decoder holds only the words it listens for, copied from this one's
-        dictionary (pack phones included), as the phone loop's holds one
-        word: the CMU dictionary is not loaded twice. Costs a second
-        acoustic model and phone loop's memory (bench/RESULTS.md)."""
+        would move the verdicts on the utterances after it. It reads the
+        same dictionary. Costs a second acoustic model's and phone loop's
+        memory (bench/RESULTS.md)."""
         if self._twin is None:
             self._twin = SphinxRecognizer(self.spellings, self.settings,
                                           phones=PhoneLoop(parallel=False),
-                                          lexicon=self._decoder)
+                                          dictionary=self.dictionary)
         return self._twin
 
     def _known(self, word: str, game_word: str) -> bool:
-        if self._lexicon is not None:
-            return self._copy(word)
-        phones = self.spellings.phones.get(word) or self.spellings.phones.get(game_word)
-        if phones and word not in self._added:
-            # Pack phones add to the dictionary's; "|" separates alternatives.
+        """Whether the decoder can listen for ``word`` (one word of
+        ``game_word``'s spoken form), adding its pronunciations the first
+        time: the dictionary's as ``word``, ``word(2)``, ..., then the pack's
+        phones ("|" separates alternatives) after them. Raises ``OSError``
+        if the dictionary cannot be read (``_compile`` reads it first)."""
+        if word not in self._added:
+            for k, alt in enumerate(self.dictionary.pronunciations(word), start=1):
+                name = word if k == 1 else f"{word}({k})"
+                if self._decoder.lookup_word(name) is None:  # (the one word is "a")
+                    self._decoder.add_word(name, alt, True)
+            phones = self.spellings.phones.get(word) or self.spellings.phones.get(game_word)
             k = 1
-            for alt in (p.strip() for p in phones.split("|")):
+            for alt in (p.strip() for p in phones.split("|")) if phones else ():
                 name = word if k == 1 else f"{word}({k})"
                 while self._decoder.lookup_word(name) is not None:
                     k += 1
                     name = f"{word}({k})"
                 self._decoder.add_word(name, alt, True)
             self._added.add(word)
-        return word in self._added or self._decoder.lookup_word(word) is not None
-
-    def _copy(self, word: str) -> bool:
-        """Copy ``word``'s pronunciations (``word``, ``word(2)``, ...) from
-        the lexicon decoder; whether it has any."""
-        if word not in self._added:
-            k, name = 1, word
-            while (phones := self._lexicon.lookup_word(name)) is not None:
-                self._decoder.add_word(name, phones, True)
-                k += 1
-                name = f"{word}({k})"
-            self._added.add(word)
         return self._decoder.lookup_word(word) is not None
 
     def _compile(self, vocabulary: tuple[str, ...]) -> None:
         by_spoken: dict[str, str] = {}
+        spoken_words = {w for g in vocabulary for w in self.spellings.spoken(g).split()}
+        try:
+            self.dictionary.look_up(spoken_words)  # one pass over the file for all
+        except OSError as exc:
+            raise RecognizerError(f"pocketsphinx's dictionary cannot be read: {exc}") from None
         for game_word in vocabulary:
             spoken = _jsgf_token(self.spellings.spoken(game_word))
             if all(self._known(w, game_word) for w in spoken.split()):
