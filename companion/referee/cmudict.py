@@ -1,9 +1,8 @@
 """Pronunciations of the words listened for, read from the dictionary file.
 
 A pocketsphinx decoder made with its bundled CMU dictionary holds all of it
-in memory (about 135,000 words), while the ear listens for a few dozen: the
-decoder's resident memory was about 29 MB larger than a decoder with a
-one-word dictionary (bench/RESULTS.md, "Peak memory"). ``CmuDictionary`` instead
+in memory (about 135,000 words), while the ear listens for a few dozen (what
+that costs: bench/RESULTS.md, "Peak memory"). ``CmuDictionary`` instead
 reads the file line by line when words it has not looked up yet are asked
 for, keeps only those words' pronunciations, and the recognizer adds them to
 a one-word decoder (``companion.referee.phone_loop.one_word_decoder``).
