@@ -1,0 +1,113 @@
+"""Where the pocketsphinx grammar decoder's CPU goes, and what a narrower word beam would change.
+
+Decodes single human calls (FSDD, the dev speakers george, jackson and
+lucas, resampled to 16 kHz with the recognizer's -60 dBFS floor and 0.25 s of
+it each side) with The Nasty 7's grammar (zero to twelve and the round's
+sound, up to three words), as ``SphinxRecognizer`` does, and prints per
+setting the CPU real-time factor of the search (``process_raw`` and
+``end_utt``) and of reading the best path with its posteriors (``seg()``,
+which builds the lattice), and, against pocketsphinx's defaults, how many
+clips keep the same words and the largest change of a word's posterior.
+
+    python bench/sphinx_cost.py --takes 2
+"""
+
+from __future__ import annotations
+
+import argparse
+import platform
+import time
+import wave
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import soxr
+
+from companion.referee import phone_loop
+from companion.referee.phone_loop import PhoneLoop
+from companion.referee.recognizer import Spellings
+from companion.referee.sphinx_backend import SphinxRecognizer, with_floor
+from companion.voice.pack import load_pack
+
+FSDD = Path(__file__).resolve().parents[2] / "shared" / "human-calls" / "raw" / "fsdd"
+DEV_SPEAKERS = ("george", "jackson", "lucas")
+WORDS = ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine",
+         "ten", "eleven", "twelve", "hmmrrr")
+
+
+
+def _clip(path: Path) -> bytes:
+    with wave.open(str(path)) as w:
+        x = np.frombuffer(w.readframes(w.getnframes()), np.int16).astype(np.float32)
+        rate = w.getframerate()
+    y = soxr.resample(x, rate, 16000)
+    pad = np.zeros(4000, np.float32)
+    pcm = np.concatenate([pad, y, pad]).astype(np.int16)
+    return with_floor(pcm, -60.0).tobytes()
+
+
+Words = list[tuple[str, int, int, float]]
+
+
+def _decode_all(clips: list[bytes], config: dict[str, Any]) -> tuple[float, float, list[Words]]:
+    """CPU seconds of the search and of the best path with posteriors, and
+    each clip's game words (name, first and last frame, posterior)."""
+    rec = SphinxRecognizer(Spellings.from_pack(load_pack("en")), phones=PhoneLoop(parallel=False))
+    rec._decoder = phone_loop.one_word_decoder(wip=rec.settings.wip, **config)
+    rec._logmath = rec._decoder.get_logmath()
+    rec._added = set()
+    rec.set_vocabulary(list(WORDS))
+    rec._compile(WORDS)
+    d = rec._decoder
+    d.activate_search(rec._search)
+    search = best = 0.0
+    paths = []
+    for pcm in clips:
+        t0 = time.process_time()
+        d.start_utt()
+        d.process_raw(pcm, False, True)
+        d.end_utt()
+        t1 = time.process_time()
+        path = [(s.word, s.start_frame, s.end_frame, float(s.prob)) for s in (d.seg() or ())
+                if not s.word.startswith(("<", "["))]
+        t2 = time.process_time()
+        search, best = search + t1 - t0, best + t2 - t1
+        paths.append(path)
+    return search, best, paths
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--takes", type=int, default=2, help="takes per digit and speaker")
+    ap.add_argument("--first", type=int, default=40, help="the first take used (of 50)")
+    ap.add_argument("--wbeams", default="7e-28,7e-27,1e-25,1e-24",
+                    help="word beams to compare with the default (7e-29)")
+    args = ap.parse_args()
+    files = [f for spk in DEV_SPEAKERS for digit in range(10)
+             for f in sorted(FSDD.glob(f"{digit}_{spk}_*.wav"),
+                             key=lambda p: int(p.stem.split("_")[2]))[args.first:args.first
+                                                                      + args.takes]]
+    clips = [_clip(f) for f in files]
+    audio_s = sum(len(c) / 32000 for c in clips)
+    print(f"pocketsphinx grammar decodes: {len(clips)} clips, {audio_s:.1f} s of audio; "
+          f"{platform.machine()}, Python {platform.python_version()}")
+    print()
+    print("| word beam | search CPU RTF | best path and posteriors CPU RTF | total | "
+          "same words as default | largest posterior change |")
+    print("|---|---|---|---|---|---|")
+    search, best, base = _decode_all(clips, {})
+    print(f"| 7e-29 (default) | {search / audio_s:.3f} | {best / audio_s:.3f} | "
+          f"{(search + best) / audio_s:.3f} | - | - |")
+    for wbeam in (float(w) for w in args.wbeams.split(",")):
+        search, best, paths = _decode_all(clips, {"wbeam": wbeam})
+        same = [(a, b) for a, b in zip(base, paths, strict=True)
+                if [w[0] for w in a] == [w[0] for w in b]]
+        change = max((abs(x[3] - y[3]) for a, b in same for x, y in zip(a, b, strict=True)),
+                     default=0.0)
+        print(f"| {wbeam:g} | {search / audio_s:.3f} | {best / audio_s:.3f} | "
+              f"{(search + best) / audio_s:.3f} | {len(same)}/{len(clips)} | {change:.3f} |")
+
+
+if __name__ == "__main__":
+    main()
