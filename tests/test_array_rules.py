@@ -40,9 +40,10 @@ def flip(t: float, player: str) -> dict[str, Any]:
     return {"t": t, "type": "flip", "player": player, "card": "racketeer"}
 
 
-def say(t: float, text: str, seat: str | None = None, end: float | None = None
-        ) -> dict[str, Any]:
-    out: dict[str, Any] = {"t": t, "type": "say", "text": text, "end": end or t + 0.4}
+def say(t: float, text: str, seat: str | None = None, end: float | None = None,
+        confidence: float = 1.0) -> dict[str, Any]:
+    out: dict[str, Any] = {"t": t, "type": "say", "text": text, "end": end or t + 0.4,
+                           "confidence": confidence}
     if seat is not None:
         out["seat"] = seat
     return out
@@ -82,6 +83,22 @@ def test_talk_from_another_seat_is_table_talk_for_the_deadline() -> None:
     rulings = play("nasty7", [flip(1.0, "Abby"), say(1.5, "five", seat="Debbie", end=4.3),
                               {"t": 7.5, "type": "tick"}])
     assert not {"mistake", "call_ok"} & {r["type"] for r in rulings}
+
+
+def test_an_unsure_voice_from_the_callers_seat_is_the_onset_of_the_call() -> None:
+    # Abby's call, heard in time but as a far-from-sure "three" (what the ear
+    # gives talk), then a sure "one" from her seat after the 3 seconds (a
+    # voice misheard in the talk, as in the simulated room). Heard from her
+    # own seat the first voice is hers: her call began in time, no
+    # hesitation. Without a seat the first voice may be anyone's chatter,
+    # and the sure call after the limit is a hesitation, as before.
+    events = [flip(1.0, "Abby"), say(1.6, "three", end=1.9, confidence=0.1),
+              say(4.2, "one")]
+    seated = [dict(e, seat="Abby") if e["type"] == "say" else e for e in events]
+    assert [(r["type"], r["player"]) for r in play("nasty7", seated)] == [("call_ok", "Abby")]
+    unseated = play("nasty7", events)
+    assert [(r["type"], r["kind"]) for r in unseated if r["type"] in ("call_ok", "mistake")
+            ] == [("mistake", "hesitation")]
 
 
 def test_the_caller_heard_from_another_seat_only_is_never_taken() -> None:

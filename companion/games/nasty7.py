@@ -33,7 +33,9 @@ accusation is ruled from the count against what was heard. Words below
 ``talk_confidence`` (table talk, as the ear marks it) are no evidence of a
 mistake at all and do not pick the round's sound; nor are they the onset
 of the call (DESIGN.md: the hesitation limit runs from the flip to the
-onset of the call, not of other players' chatter). After talk alone, a
+onset of the call, not of other players' chatter), unless the array heard
+them from the caller's own seat (``seat``): that voice is the caller's, so
+it is the call's onset, though its words stay no evidence of a mistake. After talk alone, a
 call's window stays open ``hesitation`` past the talk: a sure call that
 then starts after the limit is a hesitation, and a window that closes on
 talk alone is unsure (the call may have been lost in the talk), never a
@@ -597,7 +599,7 @@ class Nasty7(Game[Nasty7State]):
         late = False
         if call.onset is not None:
             onset, talk_end = call.onset, call.talk_end
-        elif talk and words:  # table talk: not the call's onset
+        elif talk and words and event.seat is None:  # table talk: not the call's onset
             onset, talk_end = None, max(end, call.talk_end or end)
         else:
             onset, talk_end = event.t, call.talk_end
