@@ -4,12 +4,17 @@ known silences, and backend choice. Speech is rendered here (companion.audio.syn
 
 from __future__ import annotations
 
+import sys
+from pathlib import Path
+
 import numpy as np
 import pytest
 
 from companion.audio import synth
 from companion.audio.synth import Synth, VoiceSpec
 from companion.errors import RecognizerError
+from companion.referee.cmudict import CmuDictionary
+from companion.referee.phone_loop import PhoneLoop
 from companion.referee.recognizer import Spellings, open_recognizer, pick_backend
 from companion.referee.sphinx_backend import SphinxRecognizer, SphinxSettings, with_floor
 from companion.referee.stream import Heard, Listener
@@ -247,3 +252,19 @@ def test_backend_choice(monkeypatch: pytest.MonkeyPatch, tmp_path: object) -> No
         open_recognizer("vosk", load_pack("en"))
     with pytest.raises(RecognizerError, match="only a US English model"):
         open_recognizer("pocketsphinx", load_pack("ko"))
+
+
+def test_a_missing_dictionary_is_a_recognizer_error_naming_it(tmp_path: Path) -> None:
+    # The words' pronunciations are read from the dictionary file when a
+    # vocabulary needs them; a file that cannot be read is a clear error,
+    # not a traceback from deep in the decoder.
+    rec = SphinxRecognizer(Spellings.from_pack(load_pack("en")), phones=PhoneLoop(parallel=False),
+                           dictionary=CmuDictionary(tmp_path / "gone.dict"))
+    with pytest.raises(RecognizerError, match="dictionary cannot be read"):
+        rec.set_vocabulary(VOCABULARY)
+
+
+def test_without_pocketsphinx_the_recognizer_says_so(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(sys.modules, "pocketsphinx", None)  # as if not installed
+    with pytest.raises(RecognizerError, match="pocketsphinx cannot be loaded"):
+        SphinxRecognizer(Spellings.from_pack(load_pack("en")), phones=PhoneLoop(parallel=False))

@@ -99,9 +99,9 @@ class SphinxRecognizer(Recognizer):
         self.phones = phones or phone_loop.shared()
         """The phone loop this recognizer scores against."""
         self.phones.start()  # the worker loads its model while this one does
-        self.dictionary = dictionary or CmuDictionary()
-        """Where the words' pronunciations come from."""
         try:
+            self.dictionary = dictionary or CmuDictionary()
+            """Where the words' pronunciations come from."""
             self._decoder = phone_loop.one_word_decoder(wip=self.settings.wip)
         except (ImportError, RuntimeError, OSError) as exc:
             raise RecognizerError(f"pocketsphinx cannot be loaded: {exc}") from None
