@@ -171,6 +171,7 @@ class LiveTable:
         self.hub = hub
         self.ear_for = ear_for
         self.ear: Any = None
+        self._steered_for: str | None = None  # whom the array was last steered at
         self.clock = hub.now  # the table clock; devices report on hub.clock
         self.board = board
         self.microphone = microphone
@@ -392,6 +393,8 @@ class LiveTable:
                 if self.ear is None:
                     samples = samples[:, 0]
                 else:
+                    if self._listening_for() != self._steered_for:
+                        self._steer()  # a take asked of another player at setup
                     samples, t = self.ear.feed(samples, block.t)
                     if not len(samples):
                         continue
@@ -406,11 +409,23 @@ class LiveTable:
         self.ear = self.ear_for(rate) if self.ear_for is not None else None
         self._steer()
 
+    def _listening_for(self) -> str | None:
+        """The player expected to speak now: the one asked for a take while
+        the voices page records them (``voice_setup``), else the game's
+        ``speaker``."""
+        voices = self.hub.voice_setup
+        prompt = voices.prompt if voices is not None else None
+        if prompt is not None:
+            return str(prompt.player)
+        table = self.hub.table
+        return None if table is None else table.game.speaker(table.state)
+
     def _steer(self, at: float | None = None) -> None:
-        """Point the array at the player expected to speak now (with the
-        seats the setup has learnt, if it runs), against the interference of
-        the second before ``at`` (the event that made them the speaker; not
-        the newest audio, which may already hold their voice)."""
+        """Point the array at the player expected to speak now
+        (``_listening_for``; with the seats the setup has learnt, if it
+        runs), against the interference of the second before ``at`` (the
+        event that made them the speaker; not the newest audio, which may
+        already hold their voice)."""
         table = self.hub.table
         if self.ear is None or table is None:
             return
@@ -420,7 +435,8 @@ class LiveTable:
         # The beam keeps the devices' times (the process clock); ``at`` is on
         # the table clock, which a resumed game shifts.
         device_at = None if at is None else at - self.hub.offset
-        self.ear.steer_at(table.game.speaker(table.state), device_at)
+        self._steered_for = self._listening_for()
+        self.ear.steer_at(self._steered_for, device_at)
 
     def _heard(self, heard: Any) -> None:
         setup = getattr(self.hub, "seat_setup", None)

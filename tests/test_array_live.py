@@ -28,6 +28,7 @@ from companion.live import LiveTable
 from companion.referee.steered import SteeredEar
 from companion.referee.stream import Listener
 from companion.voice.pack import load_pack
+from companion.voice_setup import TakeStore, VoiceSetup, attach
 
 pytest.importorskip("pyroomacoustics")
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bench"))
@@ -113,3 +114,41 @@ def test_a_spoken_cheat_is_the_challenge_of_the_seat_it_came_from(tmp_path: Path
     assert [(e.text, e.seat) for e in heard] == [
         ("three queens", "Beth"), ("two kings", "Abby"), ("cheat", "Carter")]
     assert live.errors == []
+
+
+@pytest.mark.slow
+def test_while_a_player_records_a_take_the_array_listens_toward_them(tmp_path: Path) -> None:
+    # The Nasty 7, Abby to flip first: the array is steered at her. Beth is
+    # asked for her take of "one" on the voices page: from then on the
+    # array listens toward Beth's seat, her take is kept (no call), and with
+    # her takes done it turns back to Abby, whose turn it is.
+    maker = synth.Synth()
+    take = maker.utterance("one", VOICE, rate=RATE).astype(np.float64) / 32768.0
+    scene = roomsim.render_scene([(SEATS["Beth"], 1.5, take)], seconds=4.0, seed=3)
+    wav = _write(tmp_path / "take.wav", scene)
+    pack = load_pack("en")
+    seating = Seating(positions=tuple(map(tuple, roomsim.ARRAYS["usb4"])), seats=SEATS)
+    with use_file_device(tmp_path / "alsa", wav, rate=RATE, tail_s=0.0, channels=4) as device:
+        rig = open_rig(tmp_path, pack, device)
+        rig.mic = Microphone(clock=rig.clock, origin=0.0, queue_blocks=100_000,
+                             max_frames=device.frames, channels=4)
+        setup = VoiceSetup(["one"], TakeStore(tmp_path), rounds=1)
+        attach(setup, rig.hub)
+        rig.hub.new_game("nasty7", PLAYERS, {})
+        rig.record()
+        live = rig.live = LiveTable(
+            rig.hub, microphone=Paced(rig.mic, rig.clock),
+            listener_for=lambda rate: Listener(rig.recognizer, rate), speaker=rig.speaker,
+            ear_for=lambda rate: SteeredEar(seating, rate))
+        live.step()
+        rig.until(0.5)
+        assert live.ear.target == "Abby"
+        setup.start(["Beth"])
+        rig.until(1.0)
+        assert live.ear.target == "Beth"
+        rig.until(3.9)
+        rig.close()
+    assert live.errors == []
+    assert setup.held("Beth") == 1 and setup.prompt is None
+    assert rig.hub.table is not None and rig.hub.table.rulings == []
+    assert live.ear.target == "Abby"
