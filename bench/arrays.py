@@ -152,10 +152,11 @@ def _replay(path: Path, recognizer: Recognizer, pack: Any) -> tuple[list[Any], l
 def run(sessions: int, seed: int, conditions: Iterable[str] = roomsim.CONDITIONS,
         arrays: Iterable[str] = ARRAYS, folder: Path | None = None,
         progress: Callable[[str], None] | None = None,
-        enroll: int = 0) -> dict[tuple[str, str], Cell]:
+        enroll: int = 0, enroll_at_table: bool = False) -> dict[tuple[str, str], Cell]:
     """Render and judge ``sessions`` rounds per condition; the cells by
     ``(array, condition)``. ``enroll``: takes per word each player enrolled
-    (0: none; ``roomsim.render_session``)."""
+    (0: none), as the files or, with ``enroll_at_table``, as heard at the
+    table (``roomsim.render_session``)."""
     import companion.referee.judge as judge
 
     judge.SteeredEar = _Timed  # type: ignore[misc]  # time the array stage
@@ -172,7 +173,8 @@ def run(sessions: int, seed: int, conditions: Iterable[str] = roomsim.CONDITIONS
                     if array in arrays or (array == "usb4" and "one" in arrays):
                         renders[array] = roomsim.render_session(
                             base, f"{condition}-{i}-{array}", condition=condition,
-                            array=array, seed=seed * 1000 + i, enroll=enroll)
+                            array=array, seed=seed * 1000 + i, enroll=enroll,
+                            enroll_at_table=enroll_at_table)
                 for array in arrays:
                     cell = cells.setdefault((array, condition), Cell())
                     rendered = renders["usb4" if array == "one" else array]
@@ -219,14 +221,19 @@ def main() -> None:
     ap.add_argument("--keep", type=Path, help="keep the rendered sessions in this folder")
     ap.add_argument("--enroll", type=int, default=0, choices=(0, 1, 2, 3),
                     help="takes per count word each player enrolled (0: no enrollment)")
+    ap.add_argument("--enroll-at-table", action="store_true",
+                    help="the takes as the companion hears them at setup (through the room "
+                         "and the array steered at the player), not the clean files")
     ap.add_argument("--detail", action="store_true",
                     help="print every call not ruled right or not given its seat")
     args = ap.parse_args()
     start = time.perf_counter()
     cells = run(args.sessions, args.seed, args.conditions.split(","), args.arrays.split(","),
                 folder=args.keep, progress=lambda s: print(s, file=sys.stderr, flush=True),
-                enroll=args.enroll)
+                enroll=args.enroll, enroll_at_table=args.enroll_at_table)
     enrolled = f", {args.enroll} enrolled takes a word" if args.enroll else ""
+    if args.enroll and args.enroll_at_table:
+        enrolled += " heard at the table"
     print(f"Microphone arrays: {args.sessions} rounds per condition, seed {args.seed}{enrolled}, "
           f"pocketsphinx; {platform.machine()} {platform.processor() or ''}".rstrip())
     print()

@@ -161,12 +161,15 @@ COUNT_WORDS = ("one", "two", "three", "four", "five", "six", "seven")
 
 
 def render_session(folder: Path, name: str, *, condition: str, array: str, seed: int,
-                   flips: int = 6, takes: range = range(3, 50), enroll: int = 0) -> Rendered:
+                   flips: int = 6, takes: range = range(3, 50), enroll: int = 0,
+                   enroll_at_table: bool = False) -> Rendered:
     """Render one round to ``folder/name.jsonl`` + ``name.wav`` (one channel
     per microphone). Seeded: the same arguments give the same files. With
     ``enroll`` (1-3), the header gives each player's enrollment: takes
     0 .. ``enroll``-1 of "one" to "seven" by their speaker (never said in a
-    round), as the clean FSDD files (as a close-talking setup would take them)."""
+    round), as the clean FSDD files (as a close-talking setup would take
+    them), or with ``enroll_at_table`` as the companion hears them at setup
+    (``_takes_at_table``)."""
     if condition not in CONDITIONS:
         raise ValueError(f"condition must be one of {CONDITIONS}, not {condition!r}")
     rng = np.random.default_rng([seed, CONDITIONS.index(condition)])
@@ -249,7 +252,12 @@ def render_session(folder: Path, name: str, *, condition: str, array: str, seed:
         wf.writeframes(pcm.tobytes())
     header: dict[str, Any] = {"game": "nasty7", "players": players, "options": {},
                               "microphones": ARRAYS[array], "seats": seats}
-    if enroll:
+    if enroll and enroll_at_table:
+        header["enrollment"] = {
+            p: _takes_at_table(room, players.index(p), seats[p], voices[p], enroll, array,
+                               folder, f"{name}-{p}", np.random.default_rng([seed, 7, i]))
+            for i, p in enumerate(players)}
+    elif enroll:
         raw = (HUMAN / "raw" / "fsdd").resolve()
         header["enrollment"] = {
             p: {word: [str(raw / f"{d}_{voices[p]}_{k}.wav") for k in range(enroll)]
@@ -261,6 +269,63 @@ def render_session(folder: Path, name: str, *, condition: str, array: str, seed:
     (folder / f"{name}.jsonl").write_text("".join(json.dumps(o) + "\n" for o in lines))
     return Rendered(path=folder / f"{name}.jsonl", condition=condition, array=array,
                     seats=seats, calls=calls, seconds=seconds)
+
+
+TAKE_PRE_S = 1.2
+"""Seconds of the quiet room before each take rendered at the table: the
+beam is steered at the player after the first second of it (the
+interference it is steered against), as the live table does when the
+voices page asks for the take."""
+
+
+def _takes_at_table(room: pra.ShoeBox, seat: int, azimuth: float, speaker: str, enroll: int,
+                    array: str, folder: Path, prefix: str, rng: np.random.Generator
+                    ) -> dict[str, list[str]]:
+    """A player's takes 0 .. ``enroll``-1 of each count word as the companion
+    hears them at setup in this ``room``: said from their ``seat`` (source
+    index; ``azimuth`` in degrees) over the quiet condition's kitchen noise
+    and hiss, heard by the array steered at the seat with the companion's
+    own MVDR beam (as the live table does while the voices page records a
+    player), the calls' level at -26 dBFS. Each take is written as 16 kHz
+    mono WAVs: ``PREFIX-WORD-K.wav`` (the beam) and ``PREFIX-WORD-K-mic0.wav``
+    (the first microphone, for the one-microphone copy). Returns the
+    enrollment's paths by word (the beam's), relative to ``folder``."""
+    from companion.referee.beam import Beamformer
+
+    kitchen = _read(HUMAN / "raw" / "talk" / "kitchen.wav")
+    out: dict[str, list[str]] = {}
+    for d, word in enumerate(COUNT_WORDS, start=1):
+        out[word] = []
+        for k in range(enroll):
+            x = fsdd_take(d, speaker, k)
+            x = x / _rms(x) * 0.1
+            pre = int(TAKE_PRE_S * RATE)
+            n = pre + len(x) + int(0.5 * RATE)
+            tracks = [np.zeros(n) for _ in range(len(room.sources) - 1)]
+            tracks[seat][pre:pre + len(x)] = x
+            img = _render(room, tracks, n)
+            level = _rms(img[0, pre:pre + len(x)])
+            noise = np.resize(np.roll(kitchen, int(rng.integers(len(kitchen)))), n)
+            k_img = _render(room, [np.zeros(n)] * (len(room.sources) - 1) + [noise], n,
+                            with_kitchen=True)
+            img += k_img * (level / _rms(k_img[0]) * 10 ** (-30 / 20))
+            img += rng.normal(0, level * 10 ** (-50 / 20), img.shape)
+            pcm = np.clip(np.round(img.T * (10 ** (-26 / 20) / level) * 32767),
+                          -32768, 32767).astype(np.int16)
+            beam = Beamformer(ARRAYS[array], RATE)
+            first, _ = beam.process(pcm[:RATE], 0.0)
+            beam.steer(azimuth)
+            rest, _ = beam.process(pcm[RATE:])
+            heard = {f"{prefix}-{word}-{k}.wav": np.concatenate([first, rest]),
+                     f"{prefix}-{word}-{k}-mic0.wav": pcm[:, 0]}
+            for file, mono in heard.items():
+                with wave.open(str(folder / file), "wb") as wf:
+                    wf.setnchannels(1)
+                    wf.setsampwidth(2)
+                    wf.setframerate(RATE)
+                    wf.writeframes(np.ascontiguousarray(mono).tobytes())
+            out[word].append(f"{prefix}-{word}-{k}.wav")
+    return out
 
 
 def _render(room: pra.ShoeBox, tracks: list[npt.NDArray[np.float64]], n: int, *,
@@ -286,6 +351,10 @@ def mono_copy(rendered: Rendered, folder: Path, name: str) -> Path:
     header = json.loads(lines[0])
     header.pop("microphones")
     header.pop("seats")
+    for words in header.get("enrollment", {}).values():  # takes heard at the table
+        for word, paths in words.items():
+            words[word] = [p[:-4] + "-mic0.wav" if not Path(p).is_absolute() else p
+                           for p in paths]
     audio = json.loads(lines[1])
     with wave.open(str(rendered.path.parent / audio["path"]), "rb") as wf:
         ch, rate = wf.getnchannels(), wf.getframerate()
