@@ -236,6 +236,20 @@ def test_no_mistake_by_takes_when_the_call_owed_fits_them_as_a_repeat() -> None:
     assert decide(clearly, th).outcome == "mistake"
 
 
+def test_no_mistake_by_takes_when_the_call_owed_fits_only_a_little_worse() -> None:
+    """Takes heard at a simulated reverberant table (the 6-mic array, talk at
+    10 dB): a correct "six" heard as "three" (0.59); "three"'s takes fitted
+    it at 1.39, just inside the repeat line, the six's at 1.41, just
+    outside. Across the line is not clearly worse: unsure. Clearly worse
+    (by ``template_margin``) is a mistake, as before."""
+    th = Thresholds()
+    table = enrolled("three", 0.59, gap=0.88, fit=1.41, best_fit=1.39,
+                     loud_db=-27.0, reference_db=-24.5, floor_dbfs=-59.7)
+    assert th.template_fit == 1.4 and th.template_margin == 0.1
+    assert decide(table, th).outcome == "unsure"
+    assert decide(replace(table, template_fit=1.39 + th.template_margin), th).outcome == "mistake"
+
+
 def test_a_number_never_enrolled_is_a_mistake_when_the_call_owed_fits_far_worse() -> None:
     """"nine" where a five is owed: no take fits it as a repeat (nine was
     never enrolled), but the five's takes fit it far worse than another of

@@ -92,8 +92,10 @@ class Thresholds:
     (another of the player's words fits better), and when that word's takes
     fit the call as a repeat does (``template_fit``; in a reverberant room
     no take fits well and the gap is no evidence) and the call owed's takes
-    do not fit it as well (the call owed's fit is above ``template_fit``, or at
-    least ``template_margin`` above the other word's: in the far field a
+    fit it at least ``template_margin`` worse than the other word's (so not
+    merely across the ``template_fit`` line from it: with takes heard at a
+    simulated reverberant table, a correct "six" whose takes fitted at 1.41
+    against "three"'s 1.39 was ruled a wrong number; in the far field a
     correct "six" of the generated development split fitted both alike,
     1.36 and 1.34, and was ruled a wrong number; margins 0.05-0.2 all
     removed it and kept every wrong number caught on both development
@@ -241,13 +243,17 @@ def decide(ev: Evidence, th: Thresholds = DEFAULT) -> Verdict:
         if gap < th.template_mistake:
             return Verdict("unsure", min(least, UNSURE))
         best = ev.template_best_fit
+        # The call owed's takes fit about as well as the other word's.
+        owed_close = (ev.template_fit is not None and best is not None
+                      and ev.template_fit - best < th.template_margin)
         owed_fits = (ev.template_fit is not None and ev.template_fit <= th.template_fit
-                     and (best is None or ev.template_fit - best < th.template_margin))
+                     and (best is None or owed_close))
         # A heard word the player enrolled is judged by its own takes (they
         # must fit it as a repeat); the far-worse gap is for one never enrolled.
         never_enrolled = not any(w.text in ev.enrolled for w in wrong)
         if not owed_fits and ((gap >= th.template_wrong and len(words) == 1 and never_enrolled)
-                              or (best is not None and best <= th.template_fit)):
+                              or (best is not None and best <= th.template_fit
+                                  and not owed_close)):
             # Another word's takes fit it as a repeat, clearly better than the
             # call owed's, or the call owed's takes fit it far worse.
             bar = min(bar, th.mistake_enrolled)
