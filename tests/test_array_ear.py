@@ -284,3 +284,26 @@ def test_an_utterance_of_two_voices_becomes_two_says_each_with_its_seat() -> Non
     # One voice saying both words stays one say, with that voice's seat.
     alone = _heard_in_scene((40.0, 40.0))
     assert [(s.text, s.seat) for s in alone] == [("two two", "Abby")]
+
+
+@pytest.mark.slow
+def test_a_voice_whose_onset_moved_past_a_flip_still_marks_the_window_before(
+        tmp_path: Path) -> None:
+    # One microphone, talk at 10 dB (a dev room, the players' takes heard at
+    # the table): the VAD opened an utterance at Debbie's "four" (7.8 s, in
+    # her window) that ran on through the talk past Ezra's flip (9.24 s); the
+    # level rise put its onset at Ezra's call (9.35 s). Debbie's window then
+    # heard nothing and was ruled a hesitation. Her window now gets the
+    # voice (no words: never a hesitation, never a mistake), Ezra his call.
+    rendered = roomsim.render_session(tmp_path, "t", condition="talk10", array="usb4",
+                                      seed=501005, enroll=3, enroll_at_table=True)
+    mono = roomsim.mono_copy(rendered, tmp_path, "one")
+    run = subprocess.run([sys.executable, "-m", "companion.cli", "replay", str(mono)],
+                         capture_output=True, text=True, check=True)
+    rulings = [json.loads(line) for line in run.stdout.splitlines()]
+    debbie, ezra = rendered.calls[3], rendered.calls[4]
+    assert (debbie.player, debbie.said, ezra.player, ezra.said) == ("Debbie", "four",
+                                                                   "Ezra", "five")
+    assert not [r for r in rulings if r["type"] == "mistake"], rulings
+    assert [r["player"] for r in rulings if r["type"] == "call_ok"
+            and ezra.flip_t <= r["t"]][:1] == ["Ezra"]

@@ -277,6 +277,7 @@ class Listener:
         self.suppressor = (NoiseSuppressor(self.rate) if second_opinion and recognizer.twins
                            and self.rate == SUPPRESSOR_RATE else None)
         self._later: list[Heard] = []  # calls heard after a flip inside an utterance
+        self._earlier: list[Heard] = []  # a voice before a flip, its onset moved past it
 
     def _new_resampler(self) -> soxr.ResampleStream | None:
         if self.device_rate == self.rate:
@@ -412,6 +413,8 @@ class Listener:
         for seg in segments:
             heard = self._decode(seg)
             assert heard is not None
+            out += self._earlier  # a voice in the window before, when the onset left it
+            self._earlier.clear()
             out.append(heard)
             out += self._later  # the next call, heard in the same utterance
             self._later.clear()
@@ -474,6 +477,14 @@ class Listener:
                 other_level = True
         if self.trace is not None and not early:
             self.trace.append((evidence, verdict))
+        voice_at = self.time_of(seg.onset)
+        if not early and onset > voice_at and owed != self._owed_at(voice_at):
+            # The voice began before the flip that made ``owed`` the call, and
+            # the onset moved past it (the caller rose out of the talk): the
+            # window before still heard a voice, which is never a hesitation.
+            self._earlier.append(Heard(onset=voice_at, end=max(voice_at, owed.at),
+                                       words=(), forced=seg.forced, outcome="unsure",
+                                       rate=self.rate))
         own = expected is None and verdict.outcome != "talk"  # nothing to judge by
         placed = tuple(Word(w.text, w.start + base, w.end + base,
                             w.confidence if own else verdict.confidence) for w in heard)
