@@ -13,11 +13,13 @@ from __future__ import annotations
 
 import sys
 import wave
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import numpy as np
 import pytest
-from live_rig import open_rig
+from live_rig import Rig, open_rig
 from test_cheat_game import Paced
 
 from companion.audio import synth
@@ -48,6 +50,30 @@ def _write(path: Path, pcm: np.ndarray) -> Path:
         wf.setframerate(RATE)
         wf.writeframes(np.ascontiguousarray(pcm).tobytes())
     return path
+
+
+@contextmanager
+def _array_table(tmp_path: Path, scene: np.ndarray, game: str,
+                 before: Callable[[Rig], None] | None = None) -> Iterator[tuple[Rig, LiveTable]]:
+    """A live table of ``PLAYERS`` at ``game`` (``before``: what to do with
+    the rig before the game starts), hearing ``scene`` (int16 ``(n, 4)``)
+    through the 4-mic array read by ALSA's file plugin, steered by the ear
+    at ``SEATS``."""
+    wav = _write(tmp_path / "table.wav", scene)
+    seating = Seating(positions=tuple(map(tuple, roomsim.ARRAYS["usb4"])), seats=SEATS)
+    with use_file_device(tmp_path / "alsa", wav, rate=RATE, tail_s=0.0, channels=4) as device:
+        rig = open_rig(tmp_path, load_pack("en"), device)
+        rig.mic = Microphone(clock=rig.clock, origin=0.0, queue_blocks=100_000,
+                             max_frames=device.frames, channels=4)
+        if before is not None:
+            before(rig)
+        rig.hub.new_game(game, PLAYERS, {})
+        rig.record()
+        live = rig.live = LiveTable(
+            rig.hub, board=rig.board, microphone=Paced(rig.mic, rig.clock),
+            listener_for=lambda rate: Listener(rig.recognizer, rate), speaker=rig.speaker,
+            ear_for=lambda rate: SteeredEar(seating, rate))
+        yield rig, live
 
 
 def test_every_channel_is_captured_with_sample_count_times(tmp_path: Path) -> None:
@@ -89,19 +115,7 @@ def test_a_spoken_cheat_is_the_challenge_of_the_seat_it_came_from(tmp_path: Path
                                   (SEATS["Abby"], 3.3, words("two kings")),
                                   (SEATS["Carter"], 6.0, words("cheat"))],
                                  seconds=10.0, seed=2)
-    wav = _write(tmp_path / "table.wav", scene)
-    pack = load_pack("en")
-    seating = Seating(positions=tuple(map(tuple, roomsim.ARRAYS["usb4"])), seats=SEATS)
-    with use_file_device(tmp_path / "alsa", wav, rate=RATE, tail_s=0.0, channels=4) as device:
-        rig = open_rig(tmp_path, pack, device)
-        rig.mic = Microphone(clock=rig.clock, origin=0.0, queue_blocks=100_000,
-                             max_frames=device.frames, channels=4)
-        rig.hub.new_game("cheat", PLAYERS, {})
-        rig.record()
-        live = rig.live = LiveTable(
-            rig.hub, board=rig.board, microphone=Paced(rig.mic, rig.clock),
-            listener_for=lambda rate: Listener(rig.recognizer, rate), speaker=rig.speaker,
-            ear_for=lambda rate: SteeredEar(seating, rate))
+    with _array_table(tmp_path, scene, "cheat") as (rig, live):
         live.step()
         rig.press(0, 1.0)   # Abby puts her cards down, then says her claim
         rig.press(3, 6.6)   # Debbie calls cheat with her button, after Carter spoke
@@ -125,21 +139,9 @@ def test_while_a_player_records_a_take_the_array_listens_toward_them(tmp_path: P
     maker = synth.Synth()
     take = maker.utterance("one", VOICE, rate=RATE).astype(np.float64) / 32768.0
     scene = roomsim.render_scene([(SEATS["Beth"], 1.5, take)], seconds=4.0, seed=3)
-    wav = _write(tmp_path / "take.wav", scene)
-    pack = load_pack("en")
-    seating = Seating(positions=tuple(map(tuple, roomsim.ARRAYS["usb4"])), seats=SEATS)
-    with use_file_device(tmp_path / "alsa", wav, rate=RATE, tail_s=0.0, channels=4) as device:
-        rig = open_rig(tmp_path, pack, device)
-        rig.mic = Microphone(clock=rig.clock, origin=0.0, queue_blocks=100_000,
-                             max_frames=device.frames, channels=4)
-        setup = VoiceSetup(["one"], TakeStore(tmp_path), rounds=1)
-        attach(setup, rig.hub)
-        rig.hub.new_game("nasty7", PLAYERS, {})
-        rig.record()
-        live = rig.live = LiveTable(
-            rig.hub, microphone=Paced(rig.mic, rig.clock),
-            listener_for=lambda rate: Listener(rig.recognizer, rate), speaker=rig.speaker,
-            ear_for=lambda rate: SteeredEar(seating, rate))
+    setup = VoiceSetup(["one"], TakeStore(tmp_path), rounds=1)
+    with _array_table(tmp_path, scene, "nasty7", lambda rig: attach(setup, rig.hub)
+                      ) as (rig, live):
         live.step()
         rig.until(0.5)
         assert live.ear.target == "Abby"
