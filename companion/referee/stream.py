@@ -433,7 +433,7 @@ class Listener:
             pcm = np.concatenate([pcm, np.resize(tail, round(EARLY_PAD_S * self.rate))])
         lo, hi = (loud_start - first) / self.rate, (loud_end - first) / self.rate
         base = self.time_of(seg.start + first)
-        onset = self.time_of(seg.onset)
+        voice_at = onset = self.time_of(seg.onset)  # the VAD's; ``onset`` may move later
         end = self.time_of(min(seg.end, seg.start + loud_end))
         cropped = seg.start + first > seg.onset  # talk before the loud part was cut
         last_voiced = (min(seg.end, seg.start + last) - seg.start - first) / self.rate
@@ -477,7 +477,6 @@ class Listener:
                 other_level = True
         if self.trace is not None and not early:
             self.trace.append((evidence, verdict))
-        voice_at = self.time_of(seg.onset)
         if not early and onset > voice_at and owed != self._owed_at(voice_at):
             # The voice began before the flip that made ``owed`` the call, and
             # the onset moved past it (the caller rose out of the talk): the
