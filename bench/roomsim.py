@@ -34,6 +34,8 @@ import pyroomacoustics as pra
 import soxr
 from scipy.signal import fftconvolve
 
+from companion.audio.synth import write_wav
+
 
 def _human() -> Path:
     if "HUMAN_CALLS" in os.environ:
@@ -316,14 +318,8 @@ def _takes_at_table(room: pra.ShoeBox, seat: int, azimuth: float, speaker: str, 
             first, _ = beam.process(pcm[:RATE], 0.0)
             beam.steer(azimuth)
             rest, _ = beam.process(pcm[RATE:])
-            heard = {f"{prefix}-{word}-{k}.wav": np.concatenate([first, rest]),
-                     f"{prefix}-{word}-{k}-mic0.wav": pcm[:, 0]}
-            for file, mono in heard.items():
-                with wave.open(str(folder / file), "wb") as wf:
-                    wf.setnchannels(1)
-                    wf.setsampwidth(2)
-                    wf.setframerate(RATE)
-                    wf.writeframes(np.ascontiguousarray(mono).tobytes())
+            write_wav(folder / f"{prefix}-{word}-{k}.wav", np.concatenate([first, rest]), RATE)
+            write_wav(folder / f"{prefix}-{word}-{k}-mic0.wav", pcm[:, 0], RATE)
             out[word].append(f"{prefix}-{word}-{k}.wav")
     return out
 
@@ -359,11 +355,7 @@ def mono_copy(rendered: Rendered, folder: Path, name: str) -> Path:
     with wave.open(str(rendered.path.parent / audio["path"]), "rb") as wf:
         ch, rate = wf.getnchannels(), wf.getframerate()
         pcm = np.frombuffer(wf.readframes(wf.getnframes()), dtype="<i2").reshape(-1, ch)
-    with wave.open(str(folder / f"{name}.wav"), "wb") as wf:
-        wf.setnchannels(1)
-        wf.setsampwidth(2)
-        wf.setframerate(rate)
-        wf.writeframes(np.ascontiguousarray(pcm[:, 0]).tobytes())
+    write_wav(folder / f"{name}.wav", pcm[:, 0], rate)
     audio["path"] = f"{name}.wav"
     out = folder / f"{name}.jsonl"
     out.write_text("\n".join([json.dumps(header), json.dumps(audio), *lines[2:]]) + "\n")
