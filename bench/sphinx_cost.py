@@ -36,7 +36,6 @@ WORDS = ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight",
          "ten", "eleven", "twelve", "hmmrrr")
 
 
-
 def _clip(path: Path) -> bytes:
     with wave.open(str(path)) as w:
         x = np.frombuffer(w.readframes(w.getnframes()), np.int16).astype(np.float32)
@@ -58,7 +57,6 @@ def _decode_all(clips: list[bytes], config: dict[str, Any]) -> tuple[float, floa
     rec._logmath = rec._decoder.get_logmath()
     rec._added = set()
     rec.set_vocabulary(list(WORDS))
-    rec._compile(WORDS)
     d = rec._decoder
     d.activate_search(rec._search)
     search = best = 0.0
