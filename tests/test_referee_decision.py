@@ -231,9 +231,48 @@ def test_no_mistake_by_takes_when_the_call_owed_fits_them_as_a_repeat() -> None:
     alike = replace(other, template_fit=th.template_fit - 0.05,
                     template_best_fit=th.template_fit - 0.05 - th.template_margin / 2)
     assert decide(alike, th).outcome == "unsure"
-    # The call owed's takes fit it too, but the other word's clearly better.
-    clearly = replace(alike, template_best_fit=th.template_fit - 0.05 - 2 * th.template_margin)
+    # The call owed's takes fit it too, but the other word's clearly better:
+    # a mistake when the word heard is one the player enrolled (it can be
+    # that word), not for one never enrolled (below).
+    clearly = replace(alike, template_best_fit=th.template_fit - 0.05 - 2 * th.template_margin,
+                      words=(w("two", 0.6),), decoded=(w("two", 0.6),))
     assert decide(clearly, th).outcome == "mistake"
+
+
+def test_a_word_never_enrolled_is_no_mistake_while_the_call_owed_fits_as_a_repeat() -> None:
+    """Takes heard at a simulated reverberant table (dev seed 504, one
+    microphone and the 4-mic array, quiet): a correct "six" heard as
+    "eight" (0.75-0.81); the six's takes fitted it as a repeat (1.28-1.30),
+    another enrolled word's better (1.11-1.14, gap 0.53-1.19). "eight" was
+    never enrolled, so the better word is not the one heard: unsure. The
+    same fits with an enrolled word heard, or the six's takes not fitting
+    as a repeat, are a mistake as before."""
+    th = Thresholds()
+    eight = enrolled("eight", 0.81, gap=1.19, fit=1.28, best_fit=1.11,
+                     loud_db=-22.8, reference_db=-27.1, floor_dbfs=-63.2)
+    assert th.template_fit == 1.4 and th.mistake == 0.99
+    assert decide(eight, th).outcome == "unsure"
+    assert decide(replace(eight, template_fit=1.49), th).outcome == "mistake"
+    two = replace(eight, words=(w("two", 0.81),), decoded=(w("two", 0.81),))
+    assert decide(two, th).outcome == "mistake"
+    # The recognizer alone, sure enough for a mistake without takes, still is.
+    sure = replace(eight, words=(w("eight", 0.995),), decoded=(w("eight", 0.995),))
+    assert decide(sure, th).outcome == "mistake"
+
+
+def test_two_words_get_no_lower_bar_from_the_takes() -> None:
+    """One microphone, talk at 10 dB, takes heard at the table (dev seed
+    500): a correct "three" heard as "four eight" (0.67, 0.69). The takes
+    are compared with the stretch of both words, which holds more than one
+    word or voice: no one-word take's repeat, so the recognizer's own bar."""
+    th = Thresholds()
+    words = (w("four", 0.67, 0.0), w("eight", 0.69, 0.29))
+    talk = Evidence(words=words, decoded=words, expected=("three",), template_gap=1.67,
+                    template_word="three", template_fit=1.27, template_best_fit=0.86,
+                    enrolled=ENROLLED, loud_db=-24.7, reference_db=-29.2, floor_dbfs=-56.4)
+    assert decide(talk, th).outcome == "unsure"
+    one = replace(talk, words=words[:1], decoded=words[:1])
+    assert decide(one, th).outcome == "mistake"  # "four" alone: the takes' word
 
 
 def test_no_mistake_by_takes_when_the_call_owed_fits_only_a_little_worse() -> None:

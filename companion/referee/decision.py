@@ -100,10 +100,19 @@ class Thresholds:
     1.36 and 1.34, and was ruled a wrong number; margins 0.05-0.2 all
     removed it and kept every wrong number caught on both development
     sets), its wrong words need only ``mistake_enrolled`` confidence
-    instead of ``mistake``; so does a single word the player never enrolled
+    instead of ``mistake``, when they are a single word (the takes are
+    compared with the stretch of all the heard words: two words, or a word
+    and another voice, are no one-word take's repeat; with takes heard at a
+    simulated table, a correct call heard as two words in talk was ruled a
+    wrong number) and not a word the player never enrolled while the call
+    owed's takes fit it as a repeat (a correct "six" heard as "eight":
+    another enrolled word fitted better, but "eight" is not that word, and
+    the call owed's takes speak for the call; four false wrong numbers on
+    the simulated dev tables with takes heard there, bench/RESULTS.md); so
+    does a single word the player never enrolled
     ("nine", "zero", "ten") when the gap is ``template_wrong`` or more (the
-    call owed fits far worse than another of the player's words, though
-    none fits as a repeat. A word they enrolled is judged by its own takes
+    call owed fits far worse than another of the player's words, and not
+    as a repeat. A word they enrolled is judged by its own takes
     alone: in the simulated reverberant room of bench/roomsim.py no take
     fits well, and correct calls heard as an enrolled word, "three" for a
     six, had large gaps: bench/RESULTS.md). ``template_wrong`` was chosen
@@ -251,11 +260,16 @@ def decide(ev: Evidence, th: Thresholds = DEFAULT) -> Verdict:
         # A heard word the player enrolled is judged by its own takes (they
         # must fit it as a repeat); the far-worse gap is for one never enrolled.
         never_enrolled = not any(w.text in ev.enrolled for w in wrong)
-        if not owed_fits and ((gap >= th.template_wrong and len(words) == 1 and never_enrolled)
-                              or (best is not None and best <= th.template_fit
-                                  and not owed_close)):
-            # Another word's takes fit it as a repeat, clearly better than the
-            # call owed's, or the call owed's takes fit it far worse.
+        # A word never enrolled ("eight") is not the word whose takes fit
+        # better: when the call owed's takes fit it as a repeat, they speak
+        # for the call.
+        owed_repeat = ev.template_fit is not None and ev.template_fit <= th.template_fit
+        if (not owed_fits and len(words) == 1 and not (never_enrolled and owed_repeat)
+                and ((gap >= th.template_wrong and never_enrolled)
+                     or (best is not None and best <= th.template_fit and not owed_close))):
+            # One word, and another word's takes fit it as a repeat, clearly
+            # better than the call owed's, or the call owed's takes fit it
+            # far worse.
             bar = min(bar, th.mistake_enrolled)
     caller = ev.reference_db is not None and ev.loud_db >= ev.reference_db - th.caller_db
     clear = ev.floor_dbfs is not None and ev.loud_db - ev.floor_dbfs >= th.clear_snr_db
