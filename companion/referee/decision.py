@@ -99,8 +99,8 @@ class Thresholds:
     correct "six" of the generated development split fitted both alike,
     1.36 and 1.34, and was ruled a wrong number; margins 0.05-0.2 all
     removed it and kept every wrong number caught on both development
-    sets; with takes heard at the simulated dev tables, 0.2 removed two
-    more such false mistakes and 0.25 began to lose wrong numbers caught),
+    sets; with takes heard at the simulated dev tables, 0.2 removed more
+    such false mistakes and 0.25 began to lose wrong numbers caught),
     its wrong words need only ``mistake_enrolled`` confidence
     instead of ``mistake``, when they are a single word (the takes are
     compared with the stretch of all the heard words: two words, or a word
@@ -109,8 +109,8 @@ class Thresholds:
     wrong number) and not a word the player never enrolled while the call
     owed's takes fit it as a repeat (a correct "six" heard as "eight":
     another enrolled word fitted better, but "eight" is not that word, and
-    the call owed's takes speak for the call; four false wrong numbers on
-    the simulated dev tables with takes heard there, bench/RESULTS.md); so
+    the call owed's takes speak for the call; false wrong numbers on the
+    simulated dev tables with takes heard there, bench/RESULTS.md); so
     does a single word the player never enrolled
     ("nine", "zero", "ten") when the gap is ``template_wrong`` or more (the
     call owed fits far worse than another of the player's words, and not
