@@ -261,6 +261,25 @@ def test_a_word_never_enrolled_is_no_mistake_while_the_call_owed_fits_as_a_repea
     assert decide(sure, th).outcome == "mistake"
 
 
+def test_no_far_worse_gap_when_another_word_fits_as_a_repeat_and_the_call_owed_alike() -> None:
+    """The 4-mic array, quiet, takes heard at the table (dev seed 504): a
+    correct "six" heard as "eight" (0.87) with a raw gap past
+    ``template_wrong`` (1.05); but another word's takes fitted it as a
+    repeat (1.33) and the six's just outside the line (1.47), less than
+    ``template_margin`` apart: the takes cannot tell the two, unsure. With
+    no take fitting as a repeat, the far-worse gap still rules a number
+    never enrolled."""
+    th = Thresholds()
+    eight = Evidence(words=(w("eight", 0.87),), decoded=(w("eight", 0.87),), expected=("six",),
+                     template_gap=1.05, template_word="six", template_fit=1.47,
+                     template_best_fit=1.33, enrolled=ENROLLED,
+                     loud_db=-22.8, reference_db=-26.9, floor_dbfs=-63.0)
+    assert th.template_wrong <= 1.05 and th.template_margin > 1.47 - 1.33
+    assert decide(eight, th).outcome == "unsure"
+    assert decide(replace(eight, template_best_fit=th.template_fit + 0.02,
+                          template_fit=th.template_fit + 0.1), th).outcome == "mistake"
+
+
 def test_two_words_get_no_lower_bar_from_the_takes() -> None:
     """One microphone, talk at 10 dB, takes heard at the table (dev seed
     500): a correct "three" heard as "four eight" (0.67, 0.69). The takes

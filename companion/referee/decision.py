@@ -114,10 +114,14 @@ class Thresholds:
     does a single word the player never enrolled
     ("nine", "zero", "ten") when the gap is ``template_wrong`` or more (the
     call owed fits far worse than another of the player's words, and not
-    as a repeat. A word they enrolled is judged by its own takes
-    alone: in the simulated reverberant room of bench/roomsim.py no take
-    fits well, and correct calls heard as an enrolled word, "three" for a
-    six, had large gaps: bench/RESULTS.md). ``template_wrong`` was chosen
+    as a repeat, unless another word's takes fit as a repeat and the call
+    owed's within ``template_margin`` of them: a correct "six" whose takes
+    fitted just outside the repeat line, near another word's just inside,
+    had a large raw gap all the same on a simulated dev table. A word they
+    enrolled is judged by its own takes alone: in the simulated
+    reverberant room of bench/roomsim.py no take fits well, and correct
+    calls heard as an enrolled word, "three" for a six, had large gaps:
+    bench/RESULTS.md). ``template_wrong`` was chosen
     on both development sets at twice the largest gap of a correct call
     that met the other conditions of a mistake: in noise and the far
     field, which those conditions exclude, correct calls have large gaps,
@@ -266,7 +270,11 @@ def decide(ev: Evidence, th: Thresholds = DEFAULT) -> Verdict:
         # better: when the call owed's takes fit it as a repeat, they speak
         # for the call.
         owed_repeat = ev.template_fit is not None and ev.template_fit <= th.template_fit
-        if (not owed_fits and len(words) == 1 and not (never_enrolled and owed_repeat)
+        # Another word fits as a repeat and the call owed about as well: the
+        # takes cannot tell the two apart, however far the raw gap.
+        alike = best is not None and best <= th.template_fit and owed_close
+        if (not owed_fits and not alike and len(words) == 1
+                and not (never_enrolled and owed_repeat)
                 and ((gap >= th.template_wrong and never_enrolled)
                      or (best is not None and best <= th.template_fit and not owed_close))):
             # One word, and another word's takes fit it as a repeat, clearly
