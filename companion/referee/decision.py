@@ -261,18 +261,17 @@ def decide(ev: Evidence, th: Thresholds = DEFAULT) -> Verdict:
         # The call owed's takes fit about as well as the other word's.
         owed_close = (ev.template_fit is not None and best is not None
                       and ev.template_fit - best < th.template_margin)
-        owed_fits = (ev.template_fit is not None and ev.template_fit <= th.template_fit
-                     and (best is None or owed_close))
+        owed_repeat = ev.template_fit is not None and ev.template_fit <= th.template_fit
+        owed_fits = owed_repeat and (best is None or owed_close)
         # A heard word the player enrolled is judged by its own takes (they
         # must fit it as a repeat); the far-worse gap is for one never enrolled.
         never_enrolled = not any(w.text in ev.enrolled for w in wrong)
-        # A word never enrolled ("eight") is not the word whose takes fit
-        # better: when the call owed's takes fit it as a repeat, they speak
-        # for the call.
-        owed_repeat = ev.template_fit is not None and ev.template_fit <= th.template_fit
         # Another word fits as a repeat and the call owed about as well: the
         # takes cannot tell the two apart, however far the raw gap.
         alike = best is not None and best <= th.template_fit and owed_close
+        # A word never enrolled ("eight") is not the word whose takes fit
+        # better: when the call owed's takes fit it as a repeat, they speak
+        # for the call.
         if (not owed_fits and not alike and len(words) == 1
                 and not (never_enrolled and owed_repeat)
                 and ((gap >= th.template_wrong and never_enrolled)
