@@ -258,27 +258,23 @@ def decide(ev: Evidence, th: Thresholds = DEFAULT) -> Verdict:
         if gap < th.template_mistake:
             return Verdict("unsure", min(least, UNSURE))
         best = ev.template_best_fit
+        owed_repeat = ev.template_fit is not None and ev.template_fit <= th.template_fit
         # The call owed's takes fit about as well as the other word's.
         owed_close = (ev.template_fit is not None and best is not None
                       and ev.template_fit - best < th.template_margin)
-        owed_repeat = ev.template_fit is not None and ev.template_fit <= th.template_fit
-        owed_fits = owed_repeat and (best is None or owed_close)
-        # A heard word the player enrolled is judged by its own takes (they
-        # must fit it as a repeat); the far-worse gap is for one never enrolled.
         never_enrolled = not any(w.text in ev.enrolled for w in wrong)
-        # Another word fits as a repeat and the call owed about as well: the
-        # takes cannot tell the two apart, however far the raw gap.
-        alike = best is not None and best <= th.template_fit and owed_close
-        # A word never enrolled ("eight") is not the word whose takes fit
-        # better: when the call owed's takes fit it as a repeat, they speak
-        # for the call.
-        if (not owed_fits and not alike and len(words) == 1
-                and not (never_enrolled and owed_repeat)
-                and ((gap >= th.template_wrong and never_enrolled)
-                     or (best is not None and best <= th.template_fit and not owed_close))):
-            # One word, and another word's takes fit it as a repeat, clearly
-            # better than the call owed's, or the call owed's takes fit it
-            # far worse.
+        if best is not None and best <= th.template_fit:
+            # Another word's takes fit it as a repeat: evidence when the call
+            # owed's fit clearly worse; not when the word heard was never
+            # enrolled ("eight": not the word whose takes fit) and the call
+            # owed's fit as a repeat, which then speak for the call.
+            lower = not owed_close and not (never_enrolled and owed_repeat)
+        else:
+            # No take fits as a repeat: only the call owed's fitting far worse,
+            # and not as a repeat, for a word never enrolled (a word they
+            # enrolled is judged by its own takes, which must fit it).
+            lower = never_enrolled and not owed_repeat and gap >= th.template_wrong
+        if lower and len(words) == 1:  # the takes are one-word repeats
             bar = min(bar, th.mistake_enrolled)
     caller = ev.reference_db is not None and ev.loud_db >= ev.reference_db - th.caller_db
     clear = ev.floor_dbfs is not None and ev.loud_db - ev.floor_dbfs >= th.clear_snr_db
