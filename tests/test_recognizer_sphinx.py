@@ -19,6 +19,7 @@ from companion.referee.recognizer import Spellings, open_recognizer, pick_backen
 from companion.referee.sphinx_backend import SphinxRecognizer, SphinxSettings, with_floor
 from companion.referee.stream import Heard, Listener
 from companion.voice.pack import load_pack
+from fsdd import FSDD, needs_fsdd
 
 pytestmark = pytest.mark.slow
 
@@ -236,6 +237,32 @@ def test_onsets_in_white_noise_at_10_db_are_within_80_ms(sy: Synth, rec: SphinxR
         heard = hear(rec, noisy)
         assert heard
         assert abs(heard[0].onset - (100.0 + 1.0 + k)) <= 0.08, (word, heard[0])
+
+
+@needs_fsdd
+def test_without_the_noise_fillers_talk_is_heard_the_same() -> None:
+    """The grammar search with silence as its only filler (the default) hears
+    human calls under human table talk (a shared development session at 10
+    dB, cut into 1.5 s stretches decoded in turn) as the same words with the
+    same confidences as with the model's noise fillers too; only its cost
+    differs, which bench/RESULTS.md measures."""
+    import wave
+
+    with wave.open(str(FSDD.parents[1] / "sessions" / "dev" / "babble10" / "s000.wav")) as w:
+        assert w.getframerate() == RATE
+        pcm = np.frombuffer(w.readframes(w.getnframes()), dtype=np.int16)
+    loop = PhoneLoop(parallel=False)
+    plain = SphinxRecognizer(phones=loop)
+    fillers = SphinxRecognizer(phones=loop, settings=SphinxSettings(noise_fillers=True))
+    assert plain._decoder.lookup_word("[SPEECH]") is None
+    assert fillers._decoder.lookup_word("[SPEECH]") is not None
+    for rec in (plain, fillers):
+        rec.set_vocabulary(VOCABULARY)
+    step = round(1.5 * RATE)
+    stretches = [pcm[i:i + step] for i in range(0, len(pcm) - step, step)]
+    heard = [plain.decode(x) for x in stretches]
+    assert heard == [fillers.decode(x) for x in stretches]
+    assert sum(len(words) for words in heard) >= 4, heard
 
 
 def test_backend_choice(monkeypatch: pytest.MonkeyPatch, tmp_path: object) -> None:

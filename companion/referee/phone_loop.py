@@ -43,17 +43,31 @@ PHONE_LM = "en-us/en-us-phone.lm.bin"
 ``en-us`` model folder)."""
 
 
-def one_word_decoder(**config: Any) -> Any:
+SILENCE_FILLERS = "<s> SIL\n</s> SIL\n<sil> SIL\n"
+"""A filler dictionary (pocketsphinx's ``-fdict``) with silence only: the
+bundled model's also has ``[NOISE]`` and ``[SPEECH]``, which a grammar
+search adds at every state of the grammar and its lattice holds at every
+frame, though at their insertion probability they hardly ever win a path;
+the lattice's cost grows with them (bench/RESULTS.md, "The grammar
+decoder's lattice without the noise fillers")."""
+
+
+def one_word_decoder(fillers: str | None = None, **config: Any) -> Any:
     """A pocketsphinx decoder (``config``: more of its settings) with a
-    one-word dictionary instead of the bundled CMU one: 23 MB less resident
-    memory (measured), for a decoder that needs no words of its own (the
-    phone loop) or adds the few it listens for (``SphinxRecognizer.twin``).
-    Raises what ``pocketsphinx.Decoder`` raises."""
+    one-word dictionary instead of the bundled CMU one, for a decoder that
+    needs no words of its own (the phone loop) or adds the few it listens
+    for (``SphinxRecognizer``): less resident memory (bench/RESULTS.md).
+    ``fillers``: the filler dictionary's text (e.g. ``SILENCE_FILLERS``;
+    None: the model's own). Raises what ``pocketsphinx.Decoder`` raises."""
     import pocketsphinx
 
     with tempfile.TemporaryDirectory(prefix="companion-") as folder:
         words = Path(folder) / "one.dict"
         words.write_text("a AH\n", encoding="ascii")
+        if fillers is not None:
+            noise = Path(folder) / "fillers.dict"
+            noise.write_text(fillers, encoding="ascii")
+            config["fdict"] = str(noise)
         return pocketsphinx.Decoder(lm=None, dict=str(words), loglevel="FATAL", **config)
 
 

@@ -63,7 +63,12 @@ class SphinxSettings:
     call throw its energy and cepstral-mean features off: measured on the
     benchmark's clean clips, single-word accuracy went from 14 of 22 with none
     to 22 of 22 at -60 dBFS (a microphone's own floor is about this level, so
-    real input is barely changed). None adds nothing."""
+    real input is barely changed). None adds nothing.
+    ``noise_fillers``: whether the grammar search also has the model's
+    ``[NOISE]`` and ``[SPEECH]`` fillers, not only silence, between and
+    around words [False]; without them it hears the same words with the
+    same posteriors, and builds its lattice (``seg()``) with less CPU
+    (``phone_loop.SILENCE_FILLERS``; bench/RESULTS.md)."""
 
     llr_center: float = 5.5
     llr_slope: float = 1.0
@@ -71,6 +76,7 @@ class SphinxSettings:
     wip: float = 0.65
     max_words: int = 3
     floor_dbfs: float | None = -60.0
+    noise_fillers: bool = False
 
 
 def _jsgf_token(phrase: str) -> str:
@@ -102,7 +108,9 @@ class SphinxRecognizer(Recognizer):
         try:
             self.dictionary = dictionary or CmuDictionary()
             """Where the words' pronunciations come from."""
-            self._decoder = phone_loop.one_word_decoder(wip=self.settings.wip)
+            self._decoder = phone_loop.one_word_decoder(
+                None if self.settings.noise_fillers else phone_loop.SILENCE_FILLERS,
+                wip=self.settings.wip)
         except (ImportError, RuntimeError, OSError) as exc:
             raise RecognizerError(f"pocketsphinx cannot be loaded: {exc}") from None
         self._logmath = self._decoder.get_logmath()
