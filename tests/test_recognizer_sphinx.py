@@ -9,6 +9,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from fsdd import FSDD, needs_fsdd
 
 from companion.audio import synth
 from companion.audio.synth import Synth, VoiceSpec
@@ -19,7 +20,6 @@ from companion.referee.recognizer import Spellings, open_recognizer, pick_backen
 from companion.referee.sphinx_backend import SphinxRecognizer, SphinxSettings, with_floor
 from companion.referee.stream import Heard, Listener
 from companion.voice.pack import load_pack
-from fsdd import FSDD, needs_fsdd
 
 pytestmark = pytest.mark.slow
 
