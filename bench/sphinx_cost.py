@@ -1,15 +1,19 @@
-"""Where the pocketsphinx grammar decoder's CPU goes, and what a narrower word beam would change.
+"""Where the pocketsphinx grammar decoder's CPU goes, and what other settings would change.
 
-Decodes single human calls (FSDD, the dev speakers george, jackson and
-lucas, resampled to 16 kHz with the recognizer's -60 dBFS floor and 0.25 s of
-it each side) with The Nasty 7's grammar (zero to twelve and the round's
-sound, up to three words), as ``SphinxRecognizer`` does, and prints per
+Decodes, with The Nasty 7's grammar (zero to twelve and the round's sound,
+up to three words) as ``SphinxRecognizer`` does, two sets of human audio:
+single calls (FSDD, the dev speakers george, jackson and lucas, resampled
+to 16 kHz with the recognizer's -60 dBFS floor and 0.25 s of it each side),
+and the shared development sessions' talk (``--talk``: the first sessions of
+the talk and far-field conditions of ``../shared/human-calls/sessions/dev``,
+dev speakers only, cut into 1.5 s stretches decoded in turn). Prints per
 setting the CPU real-time factor of the search (``process_raw`` and
 ``end_utt``) and of reading the best path with its posteriors (``seg()``,
-which builds the lattice), and, against pocketsphinx's defaults, how many
-clips keep the same words and the largest change of a word's posterior.
+which builds the lattice), and, against the ear's own decoder (silence as
+its only filler, ``phone_loop.SILENCE_FILLERS``), how many clips keep the
+same words and the largest change of a word's posterior.
 
-    python bench/sphinx_cost.py --takes 2
+    python bench/sphinx_cost.py --takes 2 --talk 2
 """
 
 from __future__ import annotations
@@ -30,7 +34,10 @@ from companion.referee.recognizer import Spellings
 from companion.referee.sphinx_backend import SphinxRecognizer, with_floor
 from companion.voice.pack import load_pack
 
-FSDD = Path(__file__).resolve().parents[2] / "shared" / "human-calls" / "raw" / "fsdd"
+HUMAN = Path(__file__).resolve().parents[2] / "shared" / "human-calls"
+FSDD = HUMAN / "raw" / "fsdd"
+TALK = ("babble10", "farfield_babble15")
+"""The shared development sessions' conditions with talk over the calls."""
 DEV_SPEAKERS = ("george", "jackson", "lucas")
 WORDS = ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine",
          "ten", "eleven", "twelve", "hmmrrr")
@@ -49,11 +56,29 @@ def _clip(path: Path) -> bytes:
 Words = list[tuple[str, int, int, float]]
 
 
-def _decode_all(clips: list[bytes], config: dict[str, Any]) -> tuple[float, float, list[Words]]:
+def _stretches(sessions: int) -> list[bytes]:
+    """The first ``sessions`` shared dev sessions of each ``TALK`` condition,
+    cut into 1.5 s stretches (16-bit PCM at 16 kHz)."""
+    out = []
+    for condition in TALK:
+        for path in sorted((HUMAN / "sessions" / "dev" / condition).glob("s*.wav"))[:sessions]:
+            with wave.open(str(path)) as w:
+                assert w.getframerate() == 16000 and w.getnchannels() == 1
+                pcm = np.frombuffer(w.readframes(w.getnframes()), np.int16)
+            step = 24000
+            out += [pcm[i:i + step].tobytes() for i in range(0, len(pcm) - step, step)]
+    return out
+
+
+def _decode_all(clips: list[bytes], config: dict[str, Any],
+                fillers: str | None = phone_loop.SILENCE_FILLERS
+                ) -> tuple[float, float, list[Words]]:
     """CPU seconds of the search and of the best path with posteriors, and
-    each clip's game words (name, first and last frame, posterior)."""
+    each clip's game words (name, first and last frame, posterior), with
+    decoder settings ``config`` and filler dictionary ``fillers`` (None:
+    the model's)."""
     rec = SphinxRecognizer(Spellings.from_pack(load_pack("en")), phones=PhoneLoop(parallel=False))
-    rec._decoder = phone_loop.one_word_decoder(wip=rec.settings.wip, **config)
+    rec._decoder = phone_loop.one_word_decoder(fillers, wip=rec.settings.wip, **config)
     rec._logmath = rec._decoder.get_logmath()
     rec._added = set()
     rec.set_vocabulary(list(WORDS))
@@ -75,36 +100,52 @@ def _decode_all(clips: list[bytes], config: dict[str, Any]) -> tuple[float, floa
     return search, best, paths
 
 
+def _table(clips: list[bytes], wbeams: list[float]) -> None:
+    audio_s = sum(len(c) / 32000 for c in clips)
+    print(f"{len(clips)} clips, {audio_s:.1f} s of audio")
+    print()
+    print("| setting | search CPU RTF | best path and posteriors CPU RTF | total | "
+          "same words as the ear's | largest posterior change |")
+    print("|---|---|---|---|---|---|")
+    search, best, base = _decode_all(clips, {})
+    print(f"| the ear's: silence fillers, word beam 7e-29 | {search / audio_s:.3f} | "
+          f"{best / audio_s:.3f} | {(search + best) / audio_s:.3f} | - | - |")
+    rows: list[tuple[str, dict[str, Any], str | None]] = [
+        ("the model's noise fillers too", {}, None)]
+    rows += [(f"word beam {w:g}", {"wbeam": w}, phone_loop.SILENCE_FILLERS) for w in wbeams]
+    for name, config, fillers in rows:
+        search, best, paths = _decode_all(clips, config, fillers)
+        same = [(a, b) for a, b in zip(base, paths, strict=True)
+                if [w[0] for w in a] == [w[0] for w in b]]
+        change = max((abs(x[3] - y[3]) for a, b in same for x, y in zip(a, b, strict=True)),
+                     default=0.0)
+        print(f"| {name} | {search / audio_s:.3f} | {best / audio_s:.3f} | "
+              f"{(search + best) / audio_s:.3f} | {len(same)}/{len(clips)} | {change:.3f} |")
+    print()
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--takes", type=int, default=2, help="takes per digit and speaker")
     ap.add_argument("--first", type=int, default=40, help="the first take used (of 50)")
-    ap.add_argument("--wbeams", default="7e-28,7e-27,1e-25,1e-24",
-                    help="word beams to compare with the default (7e-29)")
+    ap.add_argument("--talk", type=int, default=2,
+                    help="shared dev sessions per talk condition (0: none)")
+    ap.add_argument("--wbeams", default="7e-27,1e-24",
+                    help="word beams to compare with the ear's (7e-29)")
     args = ap.parse_args()
     files = [f for spk in DEV_SPEAKERS for digit in range(10)
              for f in sorted(FSDD.glob(f"{digit}_{spk}_*.wav"),
                              key=lambda p: int(p.stem.split("_")[2]))[args.first:args.first
                                                                       + args.takes]]
-    clips = [_clip(f) for f in files]
-    audio_s = sum(len(c) / 32000 for c in clips)
-    print(f"pocketsphinx grammar decodes: {len(clips)} clips, {audio_s:.1f} s of audio; "
-          f"{platform.machine()}, Python {platform.python_version()}")
+    wbeams = [float(w) for w in args.wbeams.split(",") if w]
+    print(f"pocketsphinx grammar decodes; {platform.machine()}, Python "
+          f"{platform.python_version()}")
     print()
-    print("| word beam | search CPU RTF | best path and posteriors CPU RTF | total | "
-          "same words as default | largest posterior change |")
-    print("|---|---|---|---|---|---|")
-    search, best, base = _decode_all(clips, {})
-    print(f"| 7e-29 (default) | {search / audio_s:.3f} | {best / audio_s:.3f} | "
-          f"{(search + best) / audio_s:.3f} | - | - |")
-    for wbeam in (float(w) for w in args.wbeams.split(",")):
-        search, best, paths = _decode_all(clips, {"wbeam": wbeam})
-        same = [(a, b) for a, b in zip(base, paths, strict=True)
-                if [w[0] for w in a] == [w[0] for w in b]]
-        change = max((abs(x[3] - y[3]) for a, b in same for x, y in zip(a, b, strict=True)),
-                     default=0.0)
-        print(f"| {wbeam:g} | {search / audio_s:.3f} | {best / audio_s:.3f} | "
-              f"{(search + best) / audio_s:.3f} | {len(same)}/{len(clips)} | {change:.3f} |")
+    print("Single calls: ", end="")
+    _table([_clip(f) for f in files], wbeams)
+    if args.talk:
+        print(f"Talk ({', '.join(TALK)}, {args.talk} sessions each, 1.5 s stretches): ", end="")
+        _table(_stretches(args.talk), wbeams)
 
 
 if __name__ == "__main__":
