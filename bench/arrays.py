@@ -20,29 +20,45 @@ and condition:
 
     python bench/arrays.py --sessions 12 --seed 1
 
+With ``--evidence FILE`` it also records, per round, array and condition,
+one JSON line: the calls' truth (``roomsim.CallTruth``), the rulings, and the
+evidence and verdict of every utterance the ear decided (as
+``companion.referee.decision`` saw them). ``--redecide FILE`` renders
+nothing: it decides that recorded evidence again with the decision as it
+is now, and prints per array and condition the calls whose utterances it
+would rule differently: how a change to the decision's rules moves the
+simulated rooms, in seconds instead of a re-run.
+
+    python bench/arrays.py --sessions 8 --seed 500 --enroll 3 --enroll-at-table \
+        --evidence /tmp/ev-500.jsonl
+    python bench/arrays.py --redecide /tmp/ev-500.jsonl
+
 ``run(...)`` returns the table's rows; bench/referee.py may call it.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import platform
 import sys
 import tempfile
 import time
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from contextlib import nullcontext
+from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import IO, Any, ClassVar
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import roomsim
+from ear_decision import plain, to_evidence
 
 from companion.events import Say
 from companion.games.base import Match
 from companion.referee.beam import FRAME, HOP
-from companion.referee.judge import audio_handler
+from companion.referee.judge import EarSettings, audio_handler
 from companion.referee.recognizer import Recognizer, open_recognizer
 from companion.referee.steered import SteeredEar
 from companion.replay import replay
@@ -136,9 +152,11 @@ def _judge(rendered: roomsim.Rendered, rulings: list[Any], says: list[Say],
             break  # the round ends: later calls are not reached
 
 
-def _replay(path: Path, recognizer: Recognizer, pack: Any) -> tuple[list[Any], list[Say]]:
+def _replay(path: Path, recognizer: Recognizer, pack: Any,
+            trace: list[Any] | None = None) -> tuple[list[Any], list[Say]]:
     session = load_session(path)
-    handler = audio_handler(None, pack, recognizer=recognizer)
+    handler = audio_handler(None, pack, recognizer=recognizer,
+                            settings=EarSettings(trace=trace))
     heard: list[Say] = []
 
     def on_audio(event: Any, s: Any, match: Match[Any]) -> Any:
@@ -152,11 +170,13 @@ def _replay(path: Path, recognizer: Recognizer, pack: Any) -> tuple[list[Any], l
 def run(sessions: int, seed: int, conditions: Iterable[str] = roomsim.CONDITIONS,
         arrays: Iterable[str] = ARRAYS, folder: Path | None = None,
         progress: Callable[[str], None] | None = None,
-        enroll: int = 0, enroll_at_table: bool = False) -> dict[tuple[str, str], Cell]:
+        enroll: int = 0, enroll_at_table: bool = False,
+        evidence: IO[str] | None = None) -> dict[tuple[str, str], Cell]:
     """Render and judge ``sessions`` rounds per condition; the cells by
     ``(array, condition)``. ``enroll``: takes per word each player enrolled
     (0: none), as the files or, with ``enroll_at_table``, as heard at the
-    table (``roomsim.render_session``)."""
+    table (``roomsim.render_session``). ``evidence``: where to write each
+    replay's record (a JSON line; see the module docstring)."""
     import companion.referee.judge as judge
 
     judge.SteeredEar = _Timed  # type: ignore[misc]  # time the array stage
@@ -181,7 +201,12 @@ def run(sessions: int, seed: int, conditions: Iterable[str] = roomsim.CONDITIONS
                     path = (roomsim.mono_copy(rendered, base, f"{condition}-{i}-one")
                             if array == "one" else rendered.path)
                     _Timed.spent[0], _Timed.utterances[0] = 0.0, 0
-                    rulings, says = _replay(path, recognizer, pack)
+                    trace: list[Any] | None = [] if evidence is not None else None
+                    rulings, says = _replay(path, recognizer, pack, trace)
+                    if evidence is not None and trace is not None:
+                        evidence.write(json.dumps(_record(
+                            seed, condition, i, array, rendered, rulings, trace)) + "\n")
+                        evidence.flush()
                     cell.audio_s += rendered.seconds
                     cell.stage_cpu_s += _Timed.spent[0]
                     cell.utterances += _Timed.utterances[0]
@@ -189,6 +214,60 @@ def run(sessions: int, seed: int, conditions: Iterable[str] = roomsim.CONDITIONS
                 if progress:
                     progress(f"{condition} {i + 1}/{sessions}")
     return cells
+
+
+def _record(seed: int, condition: str, i: int, array: str, rendered: roomsim.Rendered,
+            rulings: list[Any], trace: list[Any]) -> dict[str, Any]:
+    """One replay's evidence record (``--evidence``)."""
+    return {"seed": seed, "condition": condition, "round": i, "array": array,
+            "calls": [vars(c) for c in rendered.calls],
+            "rulings": [json.loads(r.to_json()) for r in rulings],
+            "evidence": [{**plain(ev),
+                          "calls": None if ev.calls is None else [list(c) for c in ev.calls],
+                          "outcome": v.outcome}
+                         for ev, v in trace]}
+
+
+def redecide(paths: Iterable[Path]) -> str:
+    """The recorded evidence (``--evidence`` files) decided again with
+    today's ``decide``: per array and condition, the right calls one of
+    whose utterances is now ruled a mistake (false mistakes) and the wrong
+    calls caught so, each beside the recorded figure, then every call
+    whose utterances' outcomes changed. An utterance belongs to the call
+    whose flip it follows."""
+    from companion.referee.decision import decide
+
+    counts: dict[tuple[str, str], list[int]] = {}
+    changes: list[str] = []
+    for path in paths:
+        for line in path.read_text().splitlines():
+            rec = json.loads(line)
+            calls = rec["calls"]
+            c = counts.setdefault((rec["array"], rec["condition"]), [0] * 6)
+            for j, call in enumerate(calls):
+                upto = calls[j + 1]["flip_t"] if j + 1 < len(calls) else float("inf")
+                inside = [e for e in rec["evidence"] if call["flip_t"] <= e["onset"] < upto]
+                was = [e["outcome"] for e in inside]
+                now = []
+                for e in inside:
+                    ev = to_evidence(e, None if e["expected"] is None else tuple(e["expected"]))
+                    if e["calls"] is not None:
+                        ev = replace(ev, calls=tuple(map(tuple, e["calls"])))
+                    now.append(decide(ev).outcome)
+                right = call["kind"] == "right"
+                c[0 if right else 3] += 1
+                c[1 if right else 4] += "mistake" in was
+                c[2 if right else 5] += "mistake" in now
+                if was != now:
+                    changes.append(f"{rec['array']} {rec['condition']} seed {rec['seed']} "
+                                   f"round {rec['round']} call {j} {call['player']} "
+                                   f"{call['kind']} '{call['said']}': {was} -> {now}")
+    rows = ["| array | condition | right calls | false mistakes, recorded -> now | "
+            "wrong calls | caught, recorded -> now |", "|---|---|---|---|---|---|"]
+    for (array, condition), c in sorted(counts.items()):
+        rows.append(f"| {array} | {condition} | {c[0]} | {c[1]} -> {c[2]} | {c[3]} | "
+                    f"{c[4]} -> {c[5]} |")
+    return "\n".join([*rows, "", f"Calls whose outcomes changed: {len(changes)}", *changes])
 
 
 def _pct(a: int, b: int) -> str:
@@ -226,11 +305,25 @@ def main() -> None:
                          "and the array steered at the player), not the clean files")
     ap.add_argument("--detail", action="store_true",
                     help="print every call not ruled right or not given its seat")
+    ap.add_argument("--evidence", type=Path,
+                    help="also append every replay's evidence record to this file (JSON lines)")
+    ap.add_argument("--redecide", type=Path, nargs="+", metavar="FILE",
+                    help="render nothing: decide these --evidence files again and print "
+                         "what changes")
     args = ap.parse_args()
     start = time.perf_counter()
-    cells = run(args.sessions, args.seed, args.conditions.split(","), args.arrays.split(","),
-                folder=args.keep, progress=lambda s: print(s, file=sys.stderr, flush=True),
-                enroll=args.enroll, enroll_at_table=args.enroll_at_table)
+    if args.redecide:
+        missing = [str(f) for f in args.redecide if not f.is_file()]
+        if missing:
+            ap.error(f"--redecide: no such file: {', '.join(missing)}")
+        print(redecide(args.redecide))
+        return
+    with (args.evidence.open("a") if args.evidence else nullcontext()) as out:
+        cells = run(args.sessions, args.seed, args.conditions.split(","),
+                    args.arrays.split(","), folder=args.keep,
+                    progress=lambda s: print(s, file=sys.stderr, flush=True),
+                    enroll=args.enroll, enroll_at_table=args.enroll_at_table,
+                    evidence=out)
     enrolled = f", {args.enroll} enrolled takes a word" if args.enroll else ""
     if args.enroll and args.enroll_at_table:
         enrolled += " heard at the table"
