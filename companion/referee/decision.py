@@ -63,85 +63,69 @@ TALK = 0.1
 
 @dataclass(frozen=True)
 class Thresholds:
-    """Where the decision draws its lines (defaults in brackets), chosen on
-    the human development set (see the module docstring and
-    ``bench/RESULTS.md``).
+    """Where the decision draws its lines (defaults in brackets), each chosen
+    on the human development sets: the sweeps and the false mistakes each
+    rule removed are in ``bench/RESULTS.md`` ("Ear: calibrated decision",
+    "How the template thresholds were chosen", "Talk: the caller's word
+    looked for inside it", "The far-worse template gap only for words never
+    enrolled", "Takes heard at the table: the template rules recalibrated").
 
     ``mistake``: the least confidence (the recognizer's, 0..1) every word
-    that does not fit the call must have for a mistake [see
-    ``DEFAULT``]. ``mistake_silent``: the same on a silent card (a gun:
-    any game word is a mistake, and talk is the commonest source).
-    ``clear_snr_db``: a mistake needs the loudest kept word this many dB
-    above the noise floor: in white noise or talk at 10-15 dB SNR the
-    recognizer's surest wrong words (0.99) were correct calls, so there a
-    wrong word is left unsure. ``caller_db``: a mistake needs the utterance's loudest kept word at
-    most this many dB below the recent sure calls, which must be known: the
-    callers are the loud voices, and quieter speech may be talk or a call
-    half lost in it. ``quiet_db``: an utterance whose loudest kept word is more than this
-    many dB below the recent sure calls is talk; a word this far below the
-    loudest word of its utterance is dropped by the stream. ``talk_words``:
-    an utterance decoded into this many game words or more is talk (a
-    call has one or two). ``max_words``: a mistake needs at most this many
-    kept words (a one-word call heard as one word).
+    that does not fit the call must have for a mistake [0.99].
+    ``mistake_silent``: the same on a silent card (a gun: any game word is
+    a mistake, and talk is the commonest source) [0.99]. ``clear_snr_db``:
+    a mistake needs the loudest kept word this many dB above the noise
+    floor [28.0]: in white noise or talk at 10-15 dB SNR the recognizer's
+    surest wrong words were correct calls. ``caller_db``: a mistake needs
+    the utterance's loudest kept word at most this many dB below the recent
+    sure calls, which must be known [3.0]: the callers are the loud voices,
+    and quieter speech may be talk or a call half lost in it. ``quiet_db``:
+    an utterance whose loudest kept word is more than this many dB below
+    the recent sure calls is talk, and a word this far below the loudest
+    word of its utterance is dropped by the stream [12.0]. ``talk_words``:
+    an utterance decoded into this many game words or more is talk (a call
+    has one or two) [3]. ``max_words``: a mistake needs at most this many
+    kept words [2].
 
-    With the caller's enrolled takes (``Evidence.template_gap``, see
-    ``companion.referee.templates``): ``template_right``: a gap at or below
-    this makes words that do not fit the call owed a right call after all
-    (the recognizer confused two count words the player's own takes tell
-    apart). ``template_mistake``: a mistake needs a gap at or above this
-    (another of the player's words fits better), and when that word's takes
-    fit the call as a repeat does (``template_fit``; in a reverberant room
-    no take fits well and the gap is no evidence) and the call owed's takes
-    fit it at least ``template_margin`` worse than the other word's (so not
-    merely across the ``template_fit`` line from it: with takes heard at a
-    simulated reverberant table, a correct "six" whose takes fitted at 1.41
-    against "three"'s 1.39 was ruled a wrong number; in the far field a
-    correct "six" of the generated development split fitted both alike,
-    1.36 and 1.34, and was ruled a wrong number; margins 0.05-0.2 all
-    removed it and kept every wrong number caught on both development
-    sets; with takes heard at the simulated dev tables, 0.2 removed more
-    such false mistakes and 0.25 began to lose wrong numbers caught),
-    its wrong words need only ``mistake_enrolled`` confidence
-    instead of ``mistake``, when they are a single word (the takes are
-    compared with the stretch of all the heard words: two words, or a word
-    and another voice, are no one-word take's repeat; with takes heard at a
-    simulated table, a correct call heard as two words in talk was ruled a
-    wrong number) and not a word the player never enrolled while the call
-    owed's takes fit it as a repeat (a correct "six" heard as "eight":
-    another enrolled word fitted better, but "eight" is not that word, and
-    the call owed's takes speak for the call; false wrong numbers on the
-    simulated dev tables with takes heard there, bench/RESULTS.md); so
-    does a single word the player never enrolled
-    ("nine", "zero", "ten") when the gap is ``template_wrong`` or more (the
-    call owed fits far worse than another of the player's words, and not
-    as a repeat, unless another word's takes fit as a repeat and the call
-    owed's within ``template_margin`` of them: a correct "six" whose takes
-    fitted just outside the repeat line, near another word's just inside,
-    had a large raw gap all the same on a simulated dev table. A word they
-    enrolled is judged by its own takes alone: in the simulated
-    reverberant room of bench/roomsim.py no take fits well, and correct
-    calls heard as an enrolled word, "three" for a six, had large gaps:
-    bench/RESULTS.md). ``template_wrong`` was chosen
-    on both development sets at twice the largest gap of a correct call
-    that met the other conditions of a mistake: in noise and the far
-    field, which those conditions exclude, correct calls have large gaps,
-    so the gap alone is no evidence. Any other voice fits the caller's takes of the call owed far
-    worse too: talk at the callers' level decoded as two numbers, "nine
-    two", was ruled a wrong number in the held-out talk rounds, hence one
-    word only). ``unheard_fit``: an
-    utterance in which the recognizer found no game word at all (in white
-    noise, a call in five) is the call owed when the caller's takes of it
-    fit best of all their words (a gap at or below ``template_right``) and
-    within this many times their spread (the bar of ``spot_fit``, chosen on
-    both development sets: the gain levels off there, and no wrong or late
-    call was ruled right). The sweeps of both are in
-    ``bench/RESULTS.md``. ``spot_fit``: an utterance of talk holds
-    the call when a stretch of it fits the caller's takes of the word owed
-    best of all their words (a gap at or below ``template_right``) and
-    within this many times their spread (``Evidence.spot_fit``); chosen on the
-    generated development split's talk, kitchen and far-field rounds, where
-    1.05 found 31 calls and took no wrong call for one (1.08 took a "nine"
-    for a six; on the shared set 1.11 took a "seven" for a six)."""
+    With the caller's enrolled takes (``Evidence.template_gap``,
+    ``companion.referee.templates``):
+
+    - ``template_right`` [-0.1]: a gap at or below this makes words that do
+      not fit the call owed a right call after all (the player's own takes
+      tell apart count words the recognizer confused); for a word the
+      player never enrolled, only if the call owed's takes fit as a repeat.
+    - ``template_mistake`` [0.3]: a mistake needs a gap at or above this
+      (another of the player's words fits better).
+    - ``template_fit`` [1.4]: the fit at or below which takes count as a
+      repeat of what was heard. In a reverberant room no take fits this
+      well, and the gap alone is then no evidence.
+    - ``template_margin`` [0.2]: when another word's takes fit as a repeat,
+      the call owed's must fit at least this much worse before the takes
+      speak against the call (correct calls whose takes fitted two words
+      nearly alike were ruled wrong numbers without it).
+    - ``mistake_enrolled`` [0.5]: the confidence a wrong word then needs
+      instead of ``mistake``; only for a single heard word (the takes are
+      one-word repeats, compared with the stretch of all the words heard:
+      two words, or a word and another voice, are no repeat of any take),
+      and not for a word the player never enrolled while the call owed's
+      takes fit as a repeat (the word whose takes fit better is then not
+      the word heard).
+    - ``template_wrong`` [1.0]: with no take fitting as a repeat, the bar
+      also falls to ``mistake_enrolled`` for a single word the player never
+      enrolled ("nine", "zero", "ten") when the gap is at least this and the
+      call owed's takes fit no repeat; a word they enrolled is judged by its
+      own takes alone, which must then fit it. Chosen at twice the largest
+      gap of a correct call that met the other conditions of a mistake:
+      correct calls in noise and the far field have large gaps too, and any
+      other voice fits the caller's takes far worse.
+    - ``unheard_fit`` [1.05]: an utterance in which the recognizer found no
+      game word at all is the call owed when the caller's takes of it fit
+      best of all their words (a gap at or below ``template_right``) and
+      within this many times their spread.
+    - ``spot_fit`` [1.05]: an utterance of talk holds the call when a
+      stretch of it fits the caller's takes of the word owed best of all
+      their words (a gap at or below ``template_right``) and within this
+      many times their spread (``Evidence.spot_fit``)."""
 
     mistake: float = 0.99
     mistake_silent: float = 0.99

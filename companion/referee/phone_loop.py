@@ -6,10 +6,8 @@ sound could score over the same frames (the phone loop; see
 vocabulary, so one decoder serves every recognizer in the process, and it
 runs in a worker process of its own: on a machine with two cores or more
 (a Pi 4 or 5 has four) it decodes at the same time as the grammar, and a
-ruling waits for one decode instead of two. Measured on the referee
-benchmark's clips (this machine, two cores): each decode takes about 48 ms
-for a 0.9 s utterance, and the median ruling latency in the quiet
-conditions fell from about 200 to 160 ms. The worker holds about 36 MB.
+ruling waits for one decode instead of two (its latency and memory:
+bench/RESULTS.md, "Where the ear's constants came from").
 
 If the worker cannot start or dies (out of memory, killed), the phone loop is
 decoded in this process from then on, with a one-line notice on standard

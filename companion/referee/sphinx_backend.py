@@ -46,24 +46,20 @@ class SphinxSettings:
     ``llr_slope``: nats per frame for a factor e in the odds [1.0].
     ``min_frames``: a word shorter than this many 10 ms frames gets
     confidence 0 [8]. ``wip``: the decoder's word insertion probability
-    (pocketsphinx's default; far lower values were measured to cut real
-    words) [0.65]. ``max_words``: the most game words one utterance may hold
-    [3]. More lets talk around a call come out as extra words the stream can
-    weigh and drop (measured with 6: fewer false mistakes in table talk), but
-    the search grows fast: 0.04 of real time with 3, 0.19 with 6 on this
-    machine's x86 core; a loop grammar (``<word>+``) is as cheap as 3 but was
-    measured to make more false mistakes. A game's ``utterance_items``
-    (``Recognizer.set_vocabulary``'s ``items``) overrides it: Cheat's claim
-    grammar (78 phrases then; 65 since the articles agree) ran at 0.9-1.2
-    times real time in quiet and 4-5 in table talk with 3 (measured), too
-    slow to keep up (see ``companion.games.cheat.CLAIM_ITEMS``).
-    ``floor_dbfs``: the level (dBFS, RMS) of a seeded white noise floor added
-    before decoding [-60.0]; the acoustic model was trained on recordings that
-    always hold some noise, and stretches of digital silence (zeros) around a
-    call throw its energy and cepstral-mean features off: measured on the
-    benchmark's clean clips, single-word accuracy went from 14 of 22 with none
-    to 22 of 22 at -60 dBFS (a microphone's own floor is about this level, so
-    real input is barely changed). None adds nothing.
+    (pocketsphinx's default; far lower values cut real words) [0.65].
+    ``max_words``: the most game words one utterance may hold [3]. More
+    lets talk around a call come out as extra words the stream can weigh
+    and drop, but the search grows fast; a loop grammar (``<word>+``) is as
+    cheap as 3 but made more false mistakes. A game's ``utterance_items``
+    (``Recognizer.set_vocabulary``'s ``items``) overrides it (see
+    ``companion.games.cheat.CLAIM_ITEMS``). ``floor_dbfs``: the level
+    (dBFS, RMS) of a seeded white noise floor added before decoding [-60.0];
+    the acoustic model was trained on recordings that always hold some
+    noise, and stretches of digital silence (zeros) around a call throw its
+    energy and cepstral-mean features off (a microphone's own floor is about
+    this level, so real input is barely changed). None adds nothing. The
+    figures behind these are in bench/RESULTS.md, "Where the ear's constants
+    came from".
     ``noise_fillers``: whether the grammar search also has the model's
     ``[NOISE]`` and ``[SPEECH]`` fillers, not only silence, between and
     around words [False]; without them it hears the same words with the

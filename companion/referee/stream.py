@@ -62,13 +62,8 @@ FOREGROUND_DB = 18.0
 voice and talk runs on around the call, so webrtcvad's utterance often holds
 seconds of talk; decoded whole, the talk came out as game words and capped
 the call with it. Game words wholly in the margins are dropped (talk, or
-hiss). Measured on the referee benchmark's clips (seeds 1 and 2, 40 and 60
-trials per condition, a warm ``CallLevels``, the engine's
-``talk_confidence``), verdicts right in table talk at 20 dB: 55%/47% with
-the whole utterance decoded, 72.5%/67% with the crop, 80%/68% with the
-margin words dropped too; at 10 dB 42.5%/32% -> 47.5%/32%; clean and white
-noise unchanged. 15 dB with a 0.25 s tail lost two clean calls ("six"
-loses its final s); 25 dB kept too much talk; 12 dB was mixed."""
+hiss). Chosen on the referee benchmark's synthetic clips against 12, 15
+and 25 dB (bench/RESULTS.md, "Where the ear's constants came from")."""
 
 LEAD_S = 0.15
 """Seconds kept before the loud part: the unvoiced start of "six", "seven",
@@ -85,14 +80,11 @@ the nasal end of a hum), an utterance that could be a call is decoded at
 once instead of after the VAD's ``end_silence`` (0.25 s); if it holds a sure
 call it ends there, otherwise it stays open and is decoded again when it
 ends. A call is a word or two and the engine gathers a twin call's words
-across utterances, so waiting for more only delays the ruling. Measured on
-the referee benchmark's clips (seeds 1 and 2, 100 trials per condition):
-ruling latency median 350 -> 185 ms clean, 310 -> 195 ms in white noise; the
-verdicts within noise of the full wait (right 366 -> 363 of 500, false
-mistakes 5 -> 3); 0.05 s was as fast but less sure, and ending on plain VAD
-silence (no quiet test) made hums sure "two"s (false mistakes 0 -> 5 of 32
-clean calls). Costs extra decoding in table talk (real-time factor 0.12 ->
-0.15-0.20 there), so it runs only where the game asks
+across utterances, so waiting for more only delays the ruling. Chosen
+on the referee benchmark's synthetic clips against 0.05 s and against
+plain VAD silence, which made hums sure "two"s (bench/RESULTS.md, "Where
+the ear's constants came from"). It costs extra decoding in table talk,
+so it runs only where the game asks
 (``Listener.set_vocabulary(early=True)``, ``Game.early_endpoint``: The
 Nasty 7, not Cheat's heavy claim grammar). 0 switches it off."""
 
