@@ -113,16 +113,16 @@ class CheatOptions(Options, frozen=True, kw_only=True):
     5.0). ``min_confidence``: recognized words with less confidence (0..1,
     default 0.5) are not acted on (see the module docstring).
     ``claim_confidence``: the confidence a claim by ear needs (default 0.7):
-    a misheard claim misleads the whole table. ``breach_confidence``: the confidence
-    a claim by ear needs to be ruled a breach (an illegal rank, or more
-    cards than the hand holds; default 0.95); below it, the claim is asked
-    again. Telling a player who claimed rightly that they broke a rule is
-    the worst ruling, and a misheard rank is far likelier than an illegal
-    claim. ``ask_confidence``: a claim heard with at least this
+    a misheard claim misleads the whole table. ``breach_confidence``: the
+    confidence a claim by ear needs to be ruled a breach (an illegal rank,
+    or more cards than the hand holds; default 0.95); below it, the claim is
+    asked again. Telling a player who claimed rightly that they broke a
+    rule is the worst ruling, and a misheard rank is far likelier than an
+    illegal claim. ``ask_confidence``: a claim heard with at least this
     confidence (default 0.3) but less than ``claim_confidence`` is asked
-    again, cards down or not; below it, the words are taken for talk.
-    A claim left unanswered is worse than a question: the next
-    claim heard would be taken as that player's. ``echo_confidence``: a
+    again, cards down or not; below it, the words are taken for talk. A
+    claim left unanswered is worse than a question: the next claim heard
+    would be taken as that player's. ``echo_confidence``: a
     claim by ear taken with less than this confidence (default 0.9) is said
     back ("Beth: three aces."). Where these were chosen: bench/RESULTS.md,
     "Where the ear's constants came from"."""
