@@ -21,7 +21,6 @@ from __future__ import annotations
 import argparse
 import platform
 import time
-import wave
 from pathlib import Path
 from typing import Any
 
@@ -29,6 +28,7 @@ import numpy as np
 import soxr
 
 from companion.referee import phone_loop
+from companion.referee.judge import read_wav
 from companion.referee.phone_loop import PhoneLoop
 from companion.referee.recognizer import Spellings
 from companion.referee.sphinx_backend import SphinxRecognizer, with_floor
@@ -44,10 +44,8 @@ WORDS = ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight",
 
 
 def _clip(path: Path) -> bytes:
-    with wave.open(str(path)) as w:
-        x = np.frombuffer(w.readframes(w.getnframes()), np.int16).astype(np.float32)
-        rate = w.getframerate()
-    y = soxr.resample(x, rate, 16000)
+    x, rate = read_wav(path)
+    y = soxr.resample(x.astype(np.float32), rate, 16000)
     pad = np.zeros(4000, np.float32)
     pcm = np.concatenate([pad, y, pad]).astype(np.int16)
     return with_floor(pcm, -60.0).tobytes()
@@ -62,9 +60,8 @@ def _stretches(sessions: int) -> list[bytes]:
     out = []
     for condition in TALK:
         for path in sorted((HUMAN / "sessions" / "dev" / condition).glob("s*.wav"))[:sessions]:
-            with wave.open(str(path)) as w:
-                assert w.getframerate() == 16000 and w.getnchannels() == 1
-                pcm = np.frombuffer(w.readframes(w.getnframes()), np.int16)
+            pcm, rate = read_wav(path)
+            assert rate == 16000
             step = 24000
             out += [pcm[i:i + step].tobytes() for i in range(0, len(pcm) - step, step)]
     return out

@@ -15,6 +15,7 @@ from companion.audio import synth
 from companion.audio.synth import Synth, VoiceSpec
 from companion.errors import RecognizerError
 from companion.referee.cmudict import CmuDictionary
+from companion.referee.judge import read_wav
 from companion.referee.phone_loop import PhoneLoop
 from companion.referee.recognizer import Spellings, open_recognizer, pick_backend
 from companion.referee.sphinx_backend import SphinxRecognizer, SphinxSettings, with_floor
@@ -246,11 +247,8 @@ def test_without_the_noise_fillers_talk_is_heard_the_same() -> None:
     dB, cut into 1.5 s stretches decoded in turn) as the same words with the
     same confidences as with the model's noise fillers too; only its cost
     differs, which bench/RESULTS.md measures."""
-    import wave
-
-    with wave.open(str(FSDD.parents[1] / "sessions" / "dev" / "babble10" / "s000.wav")) as w:
-        assert w.getframerate() == RATE
-        pcm = np.frombuffer(w.readframes(w.getnframes()), dtype=np.int16)
+    pcm, rate = read_wav(FSDD.parents[1] / "sessions" / "dev" / "babble10" / "s000.wav")
+    assert rate == RATE
     loop = PhoneLoop(parallel=False)
     plain = SphinxRecognizer(phones=loop)
     fillers = SphinxRecognizer(phones=loop, settings=SphinxSettings(noise_fillers=True))
