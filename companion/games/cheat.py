@@ -122,10 +122,10 @@ class CheatOptions(Options, frozen=True, kw_only=True):
     confidence (default 0.3) but less than ``claim_confidence`` is asked
     again, cards down or not; below it, the words are taken for talk. A
     claim left unanswered is worse than a question: the next claim heard
-    would be taken as that player's. ``echo_confidence``: a
-    claim by ear taken with less than this confidence (default 0.9) is said
-    back ("Beth: three aces."). Where these were chosen: bench/RESULTS.md,
-    "Where the ear's constants came from"."""
+    would be taken as that player's. ``echo_confidence``: a claim by ear
+    taken with less than this confidence (default 0.9) is said back ("Beth:
+    three aces."). Where these were chosen: bench/RESULTS.md, "Where the
+    ear's constants came from"."""
 
     decks: int | None = None
     challenge_window: float = 5.0

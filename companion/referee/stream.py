@@ -90,8 +90,7 @@ plain VAD silence, which made hums sure "two"s (bench/RESULTS.md, "Where
 the ear's constants came from"), and kept on human voices against 0.05
 and 0.12 s, which each lost calls in kitchen noise (bench/RESULTS.md, "The
 loud part decoded and the early endpoint, checked on human voices"). It
-costs extra decoding in table talk,
-so it runs only where the game asks
+costs extra decoding in table talk, so it runs only where the game asks
 (``Listener.set_vocabulary(early=True)``, ``Game.early_endpoint``: The
 Nasty 7, not Cheat's heavy claim grammar). 0 switches it off."""
 
