@@ -262,6 +262,18 @@ def test_table_talk_is_not_the_onset_of_the_call() -> None:
     assert view["heard"] == ["three", "two", "hmmrrr"]
 
 
+def test_talk_holding_only_the_first_number_of_a_twin_confirms_nothing() -> None:
+    """Talk before a twin call with its first number in it ("one", at the
+    ear's talk confidence) is not half the call: the caller's own "one two"
+    after it is the call, not "one" twice (a wrong number). Talk holding
+    the whole of it still confirms it."""
+    _, rulings = play([flip(1, "Abby", "twin_racketeer"), say(1.5, "twelve one", 0.1),
+                       say(2.0, "one"), say(2.4, "two")])
+    assert kinds(rulings) == [("call_ok", "Abby", "2")]
+    _, rulings = play([flip(1, "Abby", "twin_racketeer"), say(1.5, "one eleven two", 0.1)])
+    assert kinds(rulings) == [("call_ok", "Abby", "2")]
+
+
 def test_mistake_says_what_was_expected_and_heard() -> None:
     _, rulings = play([flip(1, "Abby", "twin_racketeer"), say(1.5, "one three")])
     assert rulings[0]["expected"] == ["one", "two"]

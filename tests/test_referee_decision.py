@@ -51,6 +51,19 @@ def test_a_sure_wrong_word_is_a_mistake_and_a_doubtful_one_is_unsure() -> None:
     assert (weak.outcome, weak.confidence) == ("unsure", pytest.approx(min(0.7, UNSURE)))
 
 
+def test_a_sure_wrong_word_that_rose_out_of_talk_is_unsure() -> None:
+    """The same sure wrong word, but its utterance began where a voice rose
+    out of talk (``Evidence.risen``): the talk around it makes it no
+    evidence of a mistake, though it can still be the call owed."""
+    ev = Evidence(words=(w("eight", 1.0),), decoded=(w("eight", 1.0),), expected=("four",),
+                  risen=True, **CALLER)
+    v = decide(ev, Thresholds(mistake=0.8))
+    assert (v.outcome, v.confidence) == ("unsure", UNSURE)
+    assert decide(replace(ev, risen=False), Thresholds(mistake=0.8)).outcome == "mistake"
+    right = replace(ev, words=(w("four", 0.3),), decoded=(w("four", 0.3),))
+    assert decide(right).outcome == "right"
+
+
 @pytest.mark.parametrize(("levels", "why"), [
     ({"loud_db": -26.0, "reference_db": -27.0, "floor_dbfs": -36.0}, "10 dB SNR"),
     ({"loud_db": -26.0, "reference_db": None, "floor_dbfs": -60.0}, "no caller level yet"),

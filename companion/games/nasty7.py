@@ -61,6 +61,7 @@ rulings; the count, turns, skips and accusations' piles are still kept.
 from __future__ import annotations
 
 import random
+from collections.abc import Sequence
 from typing import Any, Literal
 
 import msgspec
@@ -143,7 +144,8 @@ class Nasty7Options(Options, frozen=True, kw_only=True):
     doubt an accusation could rule on: the ear gives table talk around a call
     ``companion.referee.decision.TALK`` (0.1), and on generated table talk
     such words made a silent gun card unsure and would have let an accuser
-    win on someone else's chatter; they may confirm a call, and they keep a
+    win on someone else's chatter; they may confirm a call (only the whole
+    of what is still owed: not the first number of a twin), and they keep a
     window from closing as a hesitation, but they are not the call's onset
     [0.15]. ``first_player``: who starts (rulebook:
     the youngest; default the first seat)."""
@@ -622,6 +624,11 @@ class Nasty7(Game[Nasty7State]):
                 return state  # table talk does not pick the round's sound
             return self._choose_sound(state, words, event.t, rulings)
         tokens = [tok for tok in self._tokens(event.text) if self._is_game_token(tok, state)]
+        if talk and not _holds(tokens, call.expected[len(call.heard):]):
+            # Table talk confirms a call only whole: the first number of a twin
+            # said in talk would make the caller's own first number, said
+            # after it, a second one (a wrong number).
+            return state
         for token in tokens:
             call = state.call
             assert call is not None
@@ -1233,3 +1240,9 @@ class Nasty7(Game[Nasty7State]):
 
 
 GAME = Nasty7
+
+
+def _holds(tokens: Sequence[str], rest: Sequence[str]) -> bool:
+    """Whether ``tokens`` hold all of ``rest`` in order (other tokens between)."""
+    it = iter(tokens)
+    return all(any(tok == want for tok in it) for want in rest)

@@ -10,8 +10,9 @@ rules authority and the public session format is unchanged:
 * ``right``: the words are the call owed, or its start (the first number of
   a twin): sure (1.0).
 * ``mistake``: a game word that is not the call, heard surely enough that
-  a correct call is (almost) never ruled one: sure (1.0); the engine rules
-  the kind (wrong number, wrong word, hesitation).
+  a correct call is (almost) never ruled one, in an utterance that did not
+  begin inside talk (``Evidence.risen``): sure (1.0); the engine rules the
+  kind (wrong number, wrong word, hesitation).
 * ``unsure``: a game word that does not fit, but not surely enough:
   ``UNSURE`` (doubt: never a mistake on its own; an accusation is ruled
   from the count against what was heard).
@@ -172,7 +173,8 @@ class Evidence:
     (``Listener._spot``), as ``template_gap`` and ``template_fit`` are for
     the heard words, and ``spot_start`` its start, seconds from the decoded
     audio's first sample (None: not looked for, or no stretch fits the
-    word owed best)."""
+    word owed best). ``risen``: the utterance began where a voice rose out
+    of talk (``Segment.risen``): never a mistake on its own."""
 
     words: tuple[Word, ...]
     decoded: tuple[Word, ...] = ()
@@ -190,6 +192,7 @@ class Evidence:
     spot_gap: float | None = None
     spot_fit: float | None = None
     spot_start: float | None = None
+    risen: bool = False
 
 
 @dataclass(frozen=True)
@@ -262,7 +265,8 @@ def decide(ev: Evidence, th: Thresholds = DEFAULT) -> Verdict:
             bar = min(bar, th.mistake_enrolled)
     caller = ev.reference_db is not None and ev.loud_db >= ev.reference_db - th.caller_db
     clear = ev.floor_dbfs is not None and ev.loud_db - ev.floor_dbfs >= th.clear_snr_db
-    if caller and clear and len(words) <= th.max_words and min(w.confidence for w in wrong) >= bar:
+    if (caller and clear and not ev.risen and len(words) <= th.max_words
+            and min(w.confidence for w in wrong) >= bar):
         return Verdict("mistake", SURE)
     return Verdict("unsure", min(least, UNSURE))
 

@@ -111,16 +111,17 @@ def mono_of(pcm: npt.NDArray[np.int16]) -> npt.NDArray[np.int16]:
     return pcm.mean(axis=1).round().astype(np.int16)
 
 
-def set_grammar(listener: Listener, match: Match[Any]) -> None:
+def set_grammar(listener: Listener, match: Match[Any], *, at: float | None = None) -> None:
     """Give ``listener`` the grammar the engine wants now: its
     ``listen_words`` (for The Nasty 7 this already holds every offered phone
     sound while the round's sound is not chosen, nasty rules), at most its
     ``utterance_items`` per utterance, ending utterances early if it asks
-    (``early_endpoint``)."""
+    (``early_endpoint``), and the call owed from table time ``at`` seconds
+    on (``expect``)."""
     listener.set_vocabulary(match.game.listen_words(match.state),
                             match.game.utterance_items(match.state),
                             early=match.game.early_endpoint(match.state))
-    expect(listener, match)
+    expect(listener, match, at=at)
 
 
 def expect(listener: Listener, match: Match[Any], *, at: float | None = None) -> None:
@@ -260,14 +261,20 @@ def hear_recording(recognizer: Recognizer, pcm: npt.NDArray[np.int16], rate: int
             # of an utterance running into it) is heard through the new beam.
             ear.steer_at(ahead.game.speaker(ahead.state), event.t)
         waiting.append(event.t)
-        while listener.in_utterance and pos < len(pcm):
-            feed(rate // 100)  # let the utterance end before the event (offline look-ahead)
+        # Let the utterance open at the event end before it is applied
+        # (offline look-ahead); not the utterances after it, when a voice
+        # rose out of it and began another (``VadSettings.cut_rise_db``).
+        open_at = listener.utterance_onset
+        while open_at is not None and listener.utterance_onset == open_at and pos < len(pcm):
+            feed(rate // 100)
         waiting.clear()
         steer.apply(event)
         for say in held:
             steer.apply(say)
         held.clear()
-        set_grammar(listener, steer.match)
+        # The call owed after the event holds from the event on: an utterance
+        # that rose out of the talk after it (and is open now) is judged by it.
+        set_grammar(listener, steer.match, at=event.t)
         speaker = steer.match.game.speaker(steer.match.state)
         if ear is not None and speaker != ear.target:
             ear.steer_at(speaker, event.t)  # a held say moved the turn on

@@ -10,7 +10,8 @@
 Blocks at the device's own rate are resampled (soxr, streaming, delay
 compensated) to the recognizer's rate; ``SampleClock`` maps sample indices to
 the table clock (jitter, drift, dropped blocks); the ``Segmenter`` (webrtcvad)
-cuts utterances and gives their onset, and a short utterance already heard as
+cuts utterances (and cuts talk where a louder voice rises out of it) and
+gives their onset, and a short utterance already heard as
 a sure call ends as soon as the stream is quiet (``EARLY_S``, the early
 endpoint); the recognizer decodes the loud part
 of each utterance (``foreground``: the caller is the loud voice, talk runs on
@@ -314,10 +315,17 @@ class Listener:
         self._pending_owed = Owed(expected_of(words), player, ordered, at)
         self._apply_vocab()
 
-    def _apply_vocab(self) -> None:
-        if self._pending_owed is not None and not self.segmenter.in_speech:
-            self._owed, self._pending_owed = self._pending_owed, None
-        if self._pending_vocab is not None and not self.segmenter.in_speech:
+    def _apply_vocab(self, *, rise: bool = False) -> None:
+        """Let a new vocabulary and call owed take over between utterances;
+        with ``rise``, also where an utterance just ended at a louder voice
+        rising out of it (``Segment.rise``: the riser's utterance is open),
+        the call owed only if that utterance began at or after its ``at``."""
+        seg = self.segmenter
+        pending = self._pending_owed
+        if pending is not None and (not seg.in_speech or (
+                rise and seg.onset is not None and self.time_of(seg.onset) >= pending.at)):
+            self._owed, self._pending_owed = pending, None
+        if self._pending_vocab is not None and (rise or not seg.in_speech):
             words, items, early = self._pending_vocab
             self.recognizer.set_vocabulary(words, items)
             self._early_on = early
@@ -327,6 +335,13 @@ class Listener:
     def in_utterance(self) -> bool:
         """True while an utterance is open (a vocabulary change would wait)."""
         return self.segmenter.in_speech
+
+    @property
+    def utterance_onset(self) -> int | None:
+        """The open utterance's onset (an index of the stream at the
+        recognizer's rate; ``time_of`` gives its table time), None with
+        none open: a new value is a new utterance."""
+        return self.segmenter.onset
 
     # -- audio ---------------------------------------------------------------------
 
@@ -416,6 +431,8 @@ class Listener:
             out.append(heard)
             out += self._later  # the next call, heard in the same utterance
             self._later.clear()
+            if seg.rise:
+                self._apply_vocab(rise=True)
         return out
 
     def _decode(self, seg: Segment, *, early: bool = False) -> Heard | None:
@@ -450,7 +467,7 @@ class Listener:
         evidence = Evidence(words=tuple(heard), decoded=tuple(words), loud_db=loud,
                             reference_db=self.levels.reference(),
                             floor_dbfs=self.segmenter.floor_dbfs, expected=expected,
-                            onset=onset, calls=owed.calls)
+                            onset=onset, calls=owed.calls, risen=seg.risen)
         evidence, verdict, heard = self._weigh(evidence, pcm, heard, (lo, hi), real, owed)
         # Whether ``loud`` may not be the call's own level (it joins
         # CallLevels only if it is): a call found inside talk (the loudest
@@ -591,7 +608,7 @@ class Listener:
         evidence = Evidence(words=tuple(heard), decoded=tuple(words), loud_db=level,
                             reference_db=self.levels.reference(),
                             floor_dbfs=self.segmenter.floor_dbfs, expected=owed.expected,
-                            onset=onset, calls=owed.calls)
+                            onset=onset, calls=owed.calls, risen=seg.risen)
         decoded = heard
         evidence, verdict, heard = self._weigh(evidence, pcm, heard, loud, len(pcm), owed)
         if verdict.outcome != "right":

@@ -6,7 +6,9 @@ are voiced; its **onset** is the first voiced frame of that run, then moved
 back over the frames just before it whose energy stands clearly above the
 noise floor (webrtcvad is slow to mark the unvoiced start of "six", "seven",
 "three", "five", "four"). It ends after ``end_silence`` seconds without a
-voiced frame, or at ``max_length`` seconds. Each ``Segment`` carries its PCM
+voiced frame, at ``max_length`` seconds, or where a louder voice rises out
+of it (``VadSettings.cut_rise_db``: a call out of table talk, which
+webrtcvad alone never ends). Each ``Segment`` carries its PCM
 with ``pre_roll`` seconds before the onset and the trailing silence, ready for
 a recognizer. While an utterance is open, ``quiet`` says how long the stream
 has been back at its floor, ``peek`` gives the utterance so far and ``cut``
@@ -20,6 +22,7 @@ table clock (``companion.referee.clock``).
 
 from __future__ import annotations
 
+import itertools
 from collections import deque
 from dataclasses import dataclass
 
@@ -51,7 +54,22 @@ class VadSettings:
     once ``end_silence`` has passed without a voiced frame [3]; 0: none.
     A call whose voiced part is shorter than ``start_voiced`` frames (the
     short vowel of "six" in loud noise, its fricatives drowned) is then
-    still heard as a voice, though too short to decode."""
+    still heard as a voice, though too short to decode.
+
+    ``cut_rise_db``: a 10 ms frame (and the next) this many dB above the
+    median energy of the ``cut_window`` seconds before it, the frame before
+    it not, more than ``cut_after`` seconds after the onset of an open
+    utterance, ends that utterance ``cut_lead`` seconds before the rise
+    (moved back over the softer frames just before it, as ``rise``) and
+    opens a new one with its onset there [9.0; 0: never]. At a talking
+    table webrtcvad hears the talk as one long utterance, and a call rising
+    out of it was decoded together with seconds of talk (STUDY.md of the
+    human-voice set: a rise of 9-12 dB over the last 1.5 s finds the
+    caller). ``cut_after`` [1.0]: a call lasts about a second, and rises
+    inside one (the vowel after the s of "six", the second word of a twin
+    call) stay in it. ``cut_window`` [1.5]; ``cut_lead`` [0.15]: the quiet
+    start of the call's first sound kept with it (as the listener's
+    ``LEAD_S``)."""
 
     aggressiveness: int = 2
     start_window: int = 10
@@ -63,6 +81,10 @@ class VadSettings:
     backtrack_max: float = 0.15
     gate_db: float = 6.0
     brief_voiced: int = 3
+    cut_rise_db: float = 9.0
+    cut_after: float = 1.0
+    cut_window: float = 1.5
+    cut_lead: float = 0.15
 
 
 @dataclass(frozen=True)
@@ -72,7 +94,10 @@ class Segment:
     index just after the last voiced frame. ``forced``: cut at ``max_length``
     or at a gap in the stream rather than by silence. ``brief``: a voice too
     short to start an utterance (``VadSettings.brief_voiced``): ``onset``
-    and ``end`` span its voiced frames, ``pcm`` is empty."""
+    and ``end`` span its voiced frames, ``pcm`` is empty. ``rise``: ended
+    where a louder voice rose out of it (``VadSettings.cut_rise_db``), and
+    that voice's utterance is open now. ``risen``: began so (its onset is
+    that rise, its pre-roll the talk before)."""
 
     start: int
     onset: int
@@ -80,6 +105,8 @@ class Segment:
     pcm: Pcm
     forced: bool = False
     brief: bool = False
+    rise: bool = False
+    risen: bool = False
 
 
 FRAME_MS = 10
@@ -108,6 +135,7 @@ class Segmenter:
         self._start = self._onset = self._last_voiced = self._last_sound = 0
         self._floor = 1.0
         self._brief: tuple[int, int, int] | None = None  # (first, end, voiced frames)
+        self._risen = False  # the open utterance began at a rise out of talk
 
     @property
     def in_speech(self) -> bool:
@@ -177,13 +205,7 @@ class Segmenter:
             above_before = energies[k] >= ref
         if found is None:
             return None
-        # Back over the softer start just before it (the s of "six"): frames
-        # half the rise above the same median, for at most 0.25 s.
-        ref = float(np.median(energies[max(0, found - span):found])) * 10 ** (rise_db / 20)
-        k = found
-        while k - 1 >= max(0, (lo - base) // f) and found - k < 25 and energies[k - 1] >= ref:
-            k -= 1
-        return levels[k][0]
+        return levels[_soft_start(energies, found, span, rise_db, (lo - base) // f)][0]
 
     def flush(self) -> list[Segment]:
         """Close an open utterance (end of the stream or a gap)."""
@@ -250,6 +272,10 @@ class Segmenter:
             strong = voiced and energy >= self._floor * 10 ** (s.backtrack_db / 10)
             return self._brief_frame(index, strong)
         self._speech.append(frame)
+        if s.cut_rise_db > 0 and index - self._onset >= s.cut_after * self.rate:
+            rise = self._rise_now()
+            if rise is not None:
+                return self._cut_at(rise, index)
         if sound:
             self._last_sound = index + self.frame
         if voiced:
@@ -259,6 +285,48 @@ class Segmenter:
         if (index + self.frame - self._onset) >= s.max_length * self.rate:
             return self._close(forced=True)
         return None
+
+    def _rise_now(self) -> int | None:
+        """The stream index where a voice rises at the frame before the last
+        (``VadSettings.cut_rise_db``), moved back over its softer start;
+        None if it does not, or if that start is within ``cut_after`` / 2
+        seconds of the open utterance's onset."""
+        s = self.settings
+        span = round(s.cut_window * self.rate / self.frame)
+        if len(self._levels) < span + 2:
+            return None
+        recent = list(itertools.islice(self._levels, len(self._levels) - span - 2, None))
+        energies = np.array([e for _, e in recent])
+        k = span  # the frame before the last
+        ref = float(np.median(energies[:k])) * 10 ** (s.cut_rise_db / 10)
+        if not (energies[k] >= ref and energies[k + 1] >= ref and energies[k - 1] < ref):
+            return None
+        start = recent[_soft_start(energies, k, span, s.cut_rise_db, 0)][0]
+        if start - self._onset < s.cut_after / 2 * self.rate:
+            return None
+        return start
+
+    def _cut_at(self, rise: int, index: int) -> Segment:
+        """End the open utterance ``cut_lead`` seconds before ``rise`` (a
+        stream index) and open a new one with its onset at ``rise``, its
+        frames from ``pre_roll`` before that to the frame at ``index``.
+        Returns the utterance ended (``Segment.rise``)."""
+        assert self._speech is not None
+        s, f = self.settings, self.frame
+        cut = max(self._onset + f, rise - round(s.cut_lead * self.rate))
+        before = (cut - self._start) // f
+        frames = self._speech
+        ended = Segment(start=self._start, onset=self._onset,
+                        end=min(self._last_voiced, self._start + before * f),
+                        pcm=np.concatenate(frames[:before]), forced=True, rise=True,
+                        risen=self._risen)
+        first = max(0, (rise - self._start) // f - round(s.pre_roll * self.rate) // f)
+        self._speech = frames[first:]
+        self._start += first * f
+        self._onset = rise
+        self._risen = True
+        self._last_voiced = self._last_sound = index + f
+        return ended
 
     def _brief_frame(self, index: int, strong: bool) -> Segment | None:
         """Follow a voice too short to start an utterance; the brief
@@ -310,6 +378,7 @@ class Segmenter:
                 onset += j * sub
                 break
         self._onset = onset
+        self._risen = False
         self._start = first_hist
         self._speech = frames
         self._last_voiced = self._last_sound = index + f
@@ -318,7 +387,7 @@ class Segmenter:
         """The open utterance so far, as a ``Segment``."""
         assert self._speech is not None
         return Segment(start=self._start, onset=self._onset, end=self._last_voiced,
-                       pcm=np.concatenate(self._speech), forced=forced)
+                       pcm=np.concatenate(self._speech), forced=forced, risen=self._risen)
 
     def _close(self, *, forced: bool) -> Segment:
         seg = self._segment(forced=forced)
@@ -326,3 +395,17 @@ class Segmenter:
         self._flags.clear()
         self._history.clear()
         return seg
+
+
+def _soft_start(energies: npt.NDArray[np.float64], found: int, span: int, rise_db: float,
+                lowest: int) -> int:
+    """The index in ``energies`` (10 ms frame energies) where the rise at
+    ``found`` (``rise_db`` over the median of the ``span`` frames before it)
+    starts: moved back over the frames just before it that stand half as
+    far above that median (the s of "six"), for at most 0.25 s and not
+    before ``lowest``."""
+    ref = float(np.median(energies[max(0, found - span):found])) * 10 ** (rise_db / 20)
+    k = found
+    while k - 1 >= max(0, lowest) and found - k < 25 and energies[k - 1] >= ref:
+        k -= 1
+    return k

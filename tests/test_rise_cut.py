@@ -1,0 +1,80 @@
+"""A call rising out of table talk is cut into an utterance of its own
+(``VadSettings.cut_rise_db``), on real voices: the shared human-voice
+development sessions of ``../shared/human-calls`` (FSDD speakers, real
+conversation as talk), their truth from ``truth.jsonl``."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from test_replay_human import SESSIONS, enrolled_copy, replay, replay_file, truth
+
+from companion.referee.judge import read_wav
+from companion.referee.vad import Segment, Segmenter, VadSettings
+
+pytestmark = pytest.mark.skipif(not SESSIONS.is_dir(), reason="../shared/human-calls is not here")
+
+
+def segments(condition: str, session: str, settings: VadSettings | None = None,
+             ) -> tuple[list[Segment], int]:
+    pcm, rate = read_wav(SESSIONS / "dev" / condition / f"{session}.wav")[:2]
+    seg = Segmenter(rate, settings)
+    return seg.push(pcm) + seg.flush(), rate
+
+
+def test_quiet_and_steady_noise_never_cut_an_utterance() -> None:
+    """Without talk nothing rises out of an utterance a second long: every
+    call of the clean and white-noise sessions stays whole, as before."""
+    for condition in ("clean", "white10"):
+        for wav in sorted((SESSIONS / "dev" / condition).glob("s*.wav")):
+            got, _ = segments(condition, wav.stem)
+            assert got and not [s for s in got if s.rise or s.risen], (condition, wav.stem)
+
+
+def test_a_call_inside_talk_gets_an_utterance_with_its_own_onset() -> None:
+    """s000, talk at 10 dB: Lucas's "one" comes 1.4 s into talk that
+    webrtcvad hears as one utterance. The talk ends where his voice rises,
+    and his call opens an utterance of its own within 50 ms of his onset.
+    Without the cut the utterance holding the call began on the talk."""
+    call = truth("s000")["calls"][0]
+    got, rate = segments("babble10", "s000")
+    ended = [s for s in got if s.rise and s.end / rate <= call["onset_t"] + 0.05]
+    assert ended, "the talk before the call was not cut"
+    after = min((s for s in got if s.onset / rate >= ended[-1].onset / rate),
+                key=lambda s: abs(s.onset / rate - call["onset_t"]))
+    assert after.onset / rate == pytest.approx(call["onset_t"], abs=0.05)
+    assert after.risen  # so the decision never rules it a mistake on its own
+    whole, _ = segments("babble10", "s000", VadSettings(cut_rise_db=0.0))
+    holding = [s for s in whole if s.onset <= call["onset_t"] * rate <= s.onset + len(s.pcm)]
+    assert holding and holding[0].onset / rate < call["onset_t"] - 1.0
+
+
+def test_a_call_cut_out_of_talk_is_ruled_right_by_companion_replay() -> None:
+    """The same round through ``companion replay``: the "one" is ruled
+    ``call_ok`` for Abby (with the talk decoded with it, it was left
+    without a ruling), and no mistake is ruled in the round."""
+    call = truth("s000")["calls"][0]
+    rulings = replay("babble10", "s000")
+    assert (call["player"], 1) in {(r["player"], r["count"]) for r in rulings
+                                   if r["type"] == "call_ok"}
+    assert not [r for r in rulings if r["type"] == "mistake"]
+
+
+def test_a_flip_during_cut_talk_is_applied_before_the_next_utterance(tmp_path: Path) -> None:
+    """The replay lets the utterance open at an event end before applying
+    it, but not the utterances that rose out of it: in far field s007
+    (enrolled) talk runs on for seconds after Carter's "three", and
+    Debbie's "four" after her flip must be judged against the four (the
+    replay once fed on until all the talk had ended, and the four was
+    judged with no call owed and left without a ruling). The round's only
+    mistake is its late call's."""
+    t = truth("s007")
+    four = next(c for c in t["calls"] if c["count"] == 4)
+    rulings = replay_file(enrolled_copy(tmp_path, "farfield_babble15", "s007"))
+    late = t["calls"][-1]  # Beth's six comes after the 3 seconds: her mistake
+    assert late["kind"] == "late"
+    assert [(r["player"], r["kind"], r["t"] >= late["flip_t"]) for r in rulings
+            if r["type"] == "mistake"] == [(late["player"], "hesitation", True)]
+    assert (four["player"], 4) in {(r["player"], r["count"]) for r in rulings
+                                   if r["type"] == "call_ok"}
