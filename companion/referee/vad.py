@@ -61,15 +61,16 @@ class VadSettings:
     it not, more than ``cut_after`` seconds after the onset of an open
     utterance, ends that utterance ``cut_lead`` seconds before the rise
     (moved back over the softer frames just before it, as ``rise``) and
-    opens a new one with its onset there [9.0; 0: never]. At a talking
-    table webrtcvad hears the talk as one long utterance, and a call rising
-    out of it was decoded together with seconds of talk (STUDY.md of the
-    human-voice set: a rise of 9-12 dB over the last 1.5 s finds the
-    caller). ``cut_after`` [1.0]: a call lasts about a second, and rises
-    inside one (the vowel after the s of "six", the second word of a twin
-    call) stay in it. ``cut_window`` [1.5]; ``cut_lead`` [0.15]: the quiet
-    start of the call's first sound kept with it (as the listener's
-    ``LEAD_S``)."""
+    opens a new one with its onset there [9.0; 0: never]. At a talking table
+    webrtcvad hears the talk as one long utterance, and a call rising out of
+    it was decoded together with seconds of talk (STUDY.md of the
+    human-voice set: a rise of 9-12 dB over the last 1.5 s finds the caller;
+    the figures on the human development sets: bench/RESULTS.md, "Talk cut
+    where a voice rises out of it"). ``cut_after`` [1.0]: a call lasts about
+    a second, and rises inside one (the vowel after the s of "six", the
+    second word of a twin call) stay in it. ``cut_window`` [1.5];
+    ``cut_lead`` [0.15]: the quiet start of the call's first sound kept with
+    it (as the listener's ``LEAD_S``)."""
 
     aggressiveness: int = 2
     start_window: int = 10
