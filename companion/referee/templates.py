@@ -44,7 +44,20 @@ TRIM_DB = 30.0
 before matching (the silence and breath around a word differ take to take)."""
 FLOOR_DB = 10.0
 """... and at least this many dB above its noise floor (its quietest tenth
-of frames), so the noise around a word in a loud room is cut as well."""
+of frames), so the noise around a word in a loud room is cut as well..."""
+STEADY_FLOOR_DB = 3.0
+"""... or only this many dB when the floor is steady (``steady``): in
+steady noise (a fan, a hum, white noise) the weak sounds of a word (the s
+and k of "six") sit a few dB over the floor, and cutting at ``FLOOR_DB``
+left only the vowel, often too short to compare; in changing noise the
+stray sounds a few dB over the floor are not the word's. Chosen on the
+generated development split (dev speakers), single-word calls at their
+true onsets: bench/RESULTS.md, "Templates cut closer in steady noise"."""
+STEADY_SPREAD_DB = 1.0
+"""The floor is steady when the 30th percentile of an utterance's 10 ms
+frame levels lies within this many dB of its 10th (the quietest third of
+it is one level). Chosen between the spreads measured in clean audio and
+white noise and those in kitchen noise and talk (the same section)."""
 MIN_FRAMES = 8
 """Fewer voiced frames than this (80 ms) is no word: no gap is given."""
 NOISY_SNR_DB = 30.0
@@ -81,28 +94,52 @@ _DCT[:, 0] /= np.sqrt(2.0)
 _WINDOW = np.hamming(round(FRAME_S * RATE))
 
 
-def trim(pcm: npt.ArrayLike) -> npt.NDArray[np.float64]:
-    """The loud part of ``pcm`` (mono samples at ``RATE``): from the first to
-    the last 10 ms frame within ``TRIM_DB`` of the loudest and ``FLOOR_DB``
-    above the floor, as float."""
-    x = np.asarray(pcm, dtype=np.float64).reshape(-1)
+def _frame_db(x: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
+    """The level of each whole 10 ms frame of ``x``, dB re 1 (int16 units)."""
     step = round(STEP_S * RATE)
     n = len(x) // step
-    if n == 0:
+    return np.asarray(10 * np.log10((x[:n * step].reshape(n, step) ** 2).mean(axis=1) + 1e-3))
+
+
+def steady(pcm: npt.ArrayLike) -> bool:
+    """Whether the floor under ``pcm`` (mono samples at ``RATE``) is steady:
+    its quietest third of 10 ms frames within ``STEADY_SPREAD_DB`` of one
+    level (False for audio shorter than a frame)."""
+    db = _frame_db(np.asarray(pcm, dtype=np.float64).reshape(-1))
+    if len(db) == 0:
+        return False
+    return float(np.percentile(db, 30) - np.percentile(db, 10)) <= STEADY_SPREAD_DB
+
+
+def floor_margin(pcm: npt.ArrayLike) -> float:
+    """How far over its floor ``trim`` keeps the frames of ``pcm``, dB:
+    ``STEADY_FLOOR_DB`` over a steady floor (``steady``), else
+    ``FLOOR_DB``."""
+    return STEADY_FLOOR_DB if steady(pcm) else FLOOR_DB
+
+
+def trim(pcm: npt.ArrayLike, margin_db: float | None = None) -> npt.NDArray[np.float64]:
+    """The loud part of ``pcm`` (mono samples at ``RATE``): from the first to
+    the last 10 ms frame within ``TRIM_DB`` of the loudest and ``margin_db``
+    above the floor (None: ``floor_margin``), as float."""
+    x = np.asarray(pcm, dtype=np.float64).reshape(-1)
+    db = _frame_db(x)
+    if len(db) == 0:
         return x
-    power = (x[:n * step].reshape(n, step) ** 2).mean(axis=1) + 1e-3
-    db = 10 * np.log10(power)
+    step = round(STEP_S * RATE)
+    margin = floor_margin(x) if margin_db is None else margin_db
     floor = float(np.percentile(db, 10))
-    loud = np.flatnonzero(db >= min(db.max() - 3.0, max(db.max() - TRIM_DB, floor + FLOOR_DB)))
+    loud = np.flatnonzero(db >= min(db.max() - 3.0, max(db.max() - TRIM_DB, floor + margin)))
     return x[loud[0] * step:(loud[-1] + 1) * step]
 
 
-def features(pcm: npt.ArrayLike) -> npt.NDArray[np.float32]:
+def features(pcm: npt.ArrayLike, margin_db: float | None = None) -> npt.NDArray[np.float32]:
     """MFCCs (c1..c12) and their deltas of a word, shape ``(frames, 24)``,
-    from mono samples at ``RATE`` Hz, cut to the loud part (``trim``), with
-    the utterance's cepstral mean removed (channel and level cancel out).
-    Shape ``(0, 24)`` for audio shorter than one window."""
-    x = trim(pcm)
+    from mono samples at ``RATE`` Hz, cut to the loud part (``trim``, with
+    ``margin_db``), with the utterance's cepstral mean removed (channel and
+    level cancel out). Shape ``(0, 24)`` for audio shorter than one
+    window."""
+    x = trim(pcm, margin_db)
     size, step = len(_WINDOW), round(STEP_S * RATE)
     if len(x) < size:
         return np.zeros((0, 2 * N_CEPS), dtype=np.float32)
@@ -166,12 +203,9 @@ def distances(a: npt.NDArray[np.float32],
 def voiced(pcm: npt.ArrayLike) -> bool:
     """Whether ``pcm`` (mono samples) holds a voice: its loudest 10 ms frame
     at least ``VOICE_DBFS`` and ``VOICE_RISE_DB`` above its quietest tenth."""
-    x = np.asarray(pcm, dtype=np.float64).reshape(-1)
-    step = round(STEP_S * RATE)
-    n = len(x) // step
-    if n == 0:
+    db = _frame_db(np.asarray(pcm, dtype=np.float64).reshape(-1))
+    if len(db) == 0:
         return False
-    db = 10 * np.log10((x[:n * step].reshape(n, step) ** 2).mean(axis=1) + 1e-3)
     return bool(db.max() >= VOICE_DBFS + 20 * np.log10(32768.0)
                 and db.max() - np.percentile(db, 10) >= VOICE_RISE_DB)
 
@@ -197,9 +231,10 @@ class Match:
 
 def in_noise(pcm: npt.ArrayLike, snr_db: float, seed: int = 0) -> npt.NDArray[np.float64]:
     """``pcm`` (mono samples) plus white noise ``snr_db`` dB below the RMS
-    level of its loud part (``trim``); the same noise for the same seed."""
+    level of its loud part (``trim`` at ``FLOOR_DB``); the same noise for
+    the same seed."""
     x = np.asarray(pcm, dtype=np.float64).reshape(-1)
-    loud = trim(x)
+    loud = trim(x, FLOOR_DB)
     rms = float(np.sqrt(np.mean(loud ** 2))) if len(loud) else 0.0
     noise = np.random.default_rng(seed).normal(0.0, rms / 10 ** (snr_db / 20), len(x))
     return np.clip(x + noise, -32768.0, 32767.0)
@@ -208,12 +243,13 @@ def in_noise(pcm: npt.ArrayLike, snr_db: float, seed: int = 0) -> npt.NDArray[np
 @dataclass
 class Enrollment:
     """The players' enrolled takes: ``takes[player][word]`` is a list of
-    feature sequences (``features``), ``audio[player][word]`` the takes'
-    samples. Words are game words in lower case."""
+    feature sequences (``features`` cut at ``FLOOR_DB``),
+    ``audio[player][word]`` the takes' samples. Words are game words in
+    lower case."""
 
     takes: dict[str, dict[str, list[npt.NDArray[np.float32]]]] = field(default_factory=dict)
     audio: dict[str, dict[str, list[npt.NDArray[np.float64]]]] = field(default_factory=dict)
-    _noisy: dict[tuple[str, float], dict[str, list[npt.NDArray[np.float32]]]] = field(
+    _noisy: dict[tuple[str, float, float], dict[str, list[npt.NDArray[np.float32]]]] = field(
         default_factory=dict, repr=False)
     _spread: dict[tuple[str, str], float | None] = field(default_factory=dict, repr=False)
 
@@ -221,7 +257,7 @@ class Enrollment:
         """Enroll one take (mono samples at ``RATE`` Hz) of ``word`` by
         ``player``; False (nothing kept) if it holds too little voice
         (``voiced``)."""
-        feats = features(pcm)
+        feats = features(pcm, FLOOR_DB)
         if len(feats) < MIN_FRAMES or not voiced(pcm):
             return False
         word = word.strip().lower()
@@ -272,20 +308,24 @@ class Enrollment:
             self._spread[(player, word)] = float(np.mean(finite)) if finite else None
         return self._spread[(player, word)]
 
-    def _templates(self, player: str,
-                   snr_db: float | None) -> dict[str, list[npt.NDArray[np.float32]]]:
+    def _templates(self, player: str, snr_db: float | None,
+                   margin_db: float = FLOOR_DB) -> dict[str, list[npt.NDArray[np.float32]]]:
         """``player``'s templates per word: the takes, and below
         ``NOISY_SNR_DB`` also their copies in noise at ``snr_db`` (rounded
-        to ``SNR_STEP_DB``; made once per step)."""
+        to ``SNR_STEP_DB``), cut ``margin_db`` over their floor as the
+        utterance they are compared with was (``trim``; made once per step
+        and margin). The takes themselves keep their cut at ``FLOOR_DB``:
+        they were recorded over a quiet floor of their own."""
         clean = self.takes.get(player, {})
         if snr_db is None or snr_db >= NOISY_SNR_DB:
             return clean
         step = float(max(0.0, round(snr_db / SNR_STEP_DB) * SNR_STEP_DB))
-        key = (player, step)
+        key = (player, step, margin_db)
         if key not in self._noisy:
             noisy: dict[str, list[npt.NDArray[np.float32]]] = {}
             for word, takes in self.audio.get(player, {}).items():
-                copies = [features(in_noise(pcm, step, seed=i)) for i, pcm in enumerate(takes)]
+                copies = [features(in_noise(pcm, step, seed=i), margin_db)
+                          for i, pcm in enumerate(takes)]
                 noisy[word] = [c for c in copies if len(c) >= MIN_FRAMES]
             self._noisy[key] = noisy
         return {w: clean[w] + self._noisy[key].get(w, []) for w in clean}
@@ -305,11 +345,12 @@ class Enrollment:
         join them)."""
         if player is None or not expected:
             return None
-        mine = self._templates(player, snr_db)
+        margin = floor_margin(pcm)
+        mine = self._templates(player, snr_db, margin)
         owed = {w.strip().lower() for w in expected}
         if not owed <= set(mine) or not set(mine) - owed:
             return None
-        feats = features(pcm)
+        feats = features(pcm, margin)
         if len(feats) < MIN_FRAMES:
             return None
         words = [w for w, takes in mine.items() for _ in takes]
