@@ -46,11 +46,12 @@ FLOOR_DB = 10.0
 """... and at least this many dB above its noise floor (its quietest tenth
 of frames), so the noise around a word in a loud room is cut as well..."""
 STEADY_FLOOR_DB = 3.0
-"""... or only this many dB when the floor is steady (``steady``): in
-steady noise (a fan, a hum, white noise) the weak sounds of a word (the s
-and k of "six") sit a few dB over the floor, and cutting at ``FLOOR_DB``
-left only the vowel, often too short to compare; in changing noise the
-stray sounds a few dB over the floor are not the word's. Chosen on the
+"""... or only this many dB for a call in steady noise (``steady``, and
+less than ``NOISY_SNR_DB`` over the floor): in steady noise (a fan, a hum,
+white noise) the weak sounds of a word (the s and k of "six") sit a few dB
+over the floor, and cutting at ``FLOOR_DB`` left only the vowel, often too
+short to compare; in changing noise the stray sounds a few dB over the
+floor are not the word's. Chosen on the
 generated development split (dev speakers), single-word calls at their
 true onsets: bench/RESULTS.md, "Templates cut closer in steady noise"."""
 STEADY_SPREAD_DB = 1.0
@@ -342,10 +343,13 @@ class Enrollment:
         word not enrolled, too little voice, or a length no take can be
         warped to. ``snr_db``: the utterance's level over the noise floor,
         dB (None: unknown; below ``NOISY_SNR_DB`` noisy copies of the takes
-        join them)."""
+        join them, and the utterance and the copies are cut
+        ``floor_margin`` over their floor, else ``FLOOR_DB`` as the takes
+        are)."""
         if player is None or not expected:
             return None
-        margin = floor_margin(pcm)
+        noisy = snr_db is not None and snr_db < NOISY_SNR_DB
+        margin = floor_margin(pcm) if noisy else FLOOR_DB
         mine = self._templates(player, snr_db, margin)
         owed = {w.strip().lower() for w in expected}
         if not owed <= set(mine) or not set(mine) - owed:
