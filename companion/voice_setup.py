@@ -35,7 +35,7 @@ import soxr
 
 from companion.errors import StoreError
 from companion.referee.enrollment import Takes, load_enrollment
-from companion.referee.templates import FLOOR_DB, RATE, Enrollment, trim
+from companion.referee.templates import RATE, Enrollment, trim
 
 log = logging.getLogger(__name__)
 
@@ -275,7 +275,7 @@ class VoiceSetup:
             prompt = self._prompt()
             if prompt is None:
                 return None
-            long = len(trim(x, FLOOR_DB)) / RATE > MAX_TAKE_S
+            long = len(trim(x)) / RATE > MAX_TAKE_S
             if long or not self.enrollment.add(prompt.player, prompt.word, x):
                 self._again = True
                 return prompt

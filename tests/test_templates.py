@@ -144,7 +144,7 @@ def test_a_word_in_steady_noise_keeps_its_weak_sounds(monkeypatch: pytest.Monkey
     more fit a word not said. Real voices, noise of a test."""
     call = in_noise(fsdd.take(6, "lucas", 41, pad_s=0.3), 10.0, seed=7)
     assert steady(call) and floor_margin(call) == STEADY_FLOOR_DB
-    assert len(features(call)) > len(features(call, FLOOR_DB))
+    assert len(features(call, floor_margin(call))) > len(features(call))
     closer = fits_in_hiss(monkeypatch, STEADY_FLOOR_DB)
     as_before = fits_in_hiss(monkeypatch, FLOOR_DB)
     print("fit the word said, fit another (of 60):", closer, "as before:", as_before)

@@ -113,28 +113,27 @@ def steady(pcm: npt.ArrayLike) -> bool:
 
 
 def floor_margin(pcm: npt.ArrayLike) -> float:
-    """How far over its floor ``trim`` keeps the frames of ``pcm``, dB:
-    ``STEADY_FLOOR_DB`` over a steady floor (``steady``), else
-    ``FLOOR_DB``."""
+    """How far over its floor ``trim`` is to keep the frames of a call
+    ``pcm`` in noise, dB: ``STEADY_FLOOR_DB`` over a steady floor
+    (``steady``), else ``FLOOR_DB``."""
     return STEADY_FLOOR_DB if steady(pcm) else FLOOR_DB
 
 
-def trim(pcm: npt.ArrayLike, margin_db: float | None = None) -> npt.NDArray[np.float64]:
+def trim(pcm: npt.ArrayLike, margin_db: float = FLOOR_DB) -> npt.NDArray[np.float64]:
     """The loud part of ``pcm`` (mono samples at ``RATE``): from the first to
     the last 10 ms frame within ``TRIM_DB`` of the loudest and ``margin_db``
-    above the floor (None: ``floor_margin``), as float."""
+    above the floor (its quietest tenth), as float."""
     x = np.asarray(pcm, dtype=np.float64).reshape(-1)
     db = _frame_db(x)
     if len(db) == 0:
         return x
     step = round(STEP_S * RATE)
-    margin = floor_margin(x) if margin_db is None else margin_db
     floor = float(np.percentile(db, 10))
-    loud = np.flatnonzero(db >= min(db.max() - 3.0, max(db.max() - TRIM_DB, floor + margin)))
+    loud = np.flatnonzero(db >= min(db.max() - 3.0, max(db.max() - TRIM_DB, floor + margin_db)))
     return x[loud[0] * step:(loud[-1] + 1) * step]
 
 
-def features(pcm: npt.ArrayLike, margin_db: float | None = None) -> npt.NDArray[np.float32]:
+def features(pcm: npt.ArrayLike, margin_db: float = FLOOR_DB) -> npt.NDArray[np.float32]:
     """MFCCs (c1..c12) and their deltas of a word, shape ``(frames, 24)``,
     from mono samples at ``RATE`` Hz, cut to the loud part (``trim``, with
     ``margin_db``), with the utterance's cepstral mean removed (channel and
@@ -232,10 +231,9 @@ class Match:
 
 def in_noise(pcm: npt.ArrayLike, snr_db: float, seed: int = 0) -> npt.NDArray[np.float64]:
     """``pcm`` (mono samples) plus white noise ``snr_db`` dB below the RMS
-    level of its loud part (``trim`` at ``FLOOR_DB``); the same noise for
-    the same seed."""
+    level of its loud part (``trim``); the same noise for the same seed."""
     x = np.asarray(pcm, dtype=np.float64).reshape(-1)
-    loud = trim(x, FLOOR_DB)
+    loud = trim(x)
     rms = float(np.sqrt(np.mean(loud ** 2))) if len(loud) else 0.0
     noise = np.random.default_rng(seed).normal(0.0, rms / 10 ** (snr_db / 20), len(x))
     return np.clip(x + noise, -32768.0, 32767.0)
@@ -258,7 +256,7 @@ class Enrollment:
         """Enroll one take (mono samples at ``RATE`` Hz) of ``word`` by
         ``player``; False (nothing kept) if it holds too little voice
         (``voiced``)."""
-        feats = features(pcm, FLOOR_DB)
+        feats = features(pcm)
         if len(feats) < MIN_FRAMES or not voiced(pcm):
             return False
         word = word.strip().lower()
