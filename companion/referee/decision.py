@@ -17,7 +17,9 @@ rules authority and the public session format is unchanged:
   ``UNSURE`` (doubt: never a mistake on its own; an accusation is ruled
   from the count against what was heard).
 * ``talk``: an utterance of table talk (too many game words, or far
-  quieter than the calls): ``TALK`` (no evidence of a mistake at all).
+  quieter than the calls; or, while silence is owed, a piece of talk the
+  segmenter cut where a voice rose out of it, or that rising voice):
+  ``TALK`` (no evidence of a mistake at all).
 
 The decision is asymmetric by design: when in doubt, unsure, never mistake,
 and the call owed appearing among the decoded words is evidence against a
@@ -174,7 +176,8 @@ class Evidence:
     the heard words, and ``spot_start`` its start, seconds from the decoded
     audio's first sample (None: not looked for, or no stretch fits the
     word owed best). ``risen``: the utterance began where a voice rose out
-    of talk (``Segment.risen``): never a mistake on its own."""
+    of talk (``Segment.risen``): never a mistake on its own. ``cut``: it
+    was ended where a voice rose out of it (``Segment.rise``)."""
 
     words: tuple[Word, ...]
     decoded: tuple[Word, ...] = ()
@@ -193,6 +196,7 @@ class Evidence:
     spot_fit: float | None = None
     spot_start: float | None = None
     risen: bool = False
+    cut: bool = False
 
 
 @dataclass(frozen=True)
@@ -214,6 +218,13 @@ def decide(ev: Evidence, th: Thresholds = DEFAULT) -> Verdict:
                 and ev.template_gap <= th.template_right and ev.template_fit <= th.unheard_fit):
             return Verdict("right", SURE)  # no game word heard, but the caller's own word
         return Verdict("unsure", 0.0)
+    if ev.expected == () and (ev.risen or ev.cut):
+        # Silence is owed (a gun card) and this is a piece of talk a voice
+        # rose out of, or that voice: before the cut it was one utterance of
+        # talk, several game words long. Any voice would be doubt, which
+        # leaves the silent card without a ruling; a real mistake on the
+        # card rising out of talk is missed instead (never a false one).
+        return Verdict("talk", min(least, TALK))
     quiet = ev.reference_db is not None and ev.loud_db < ev.reference_db - th.quiet_db
     if len(ev.decoded) >= th.talk_words or quiet:
         if (ev.spot_gap is not None and ev.spot_fit is not None

@@ -467,7 +467,8 @@ class Listener:
         evidence = Evidence(words=tuple(heard), decoded=tuple(words), loud_db=loud,
                             reference_db=self.levels.reference(),
                             floor_dbfs=self.segmenter.floor_dbfs, expected=expected,
-                            onset=onset, calls=owed.calls, risen=seg.risen)
+                            onset=onset, calls=owed.calls, risen=seg.risen,
+                            cut=seg.rise)
         evidence, verdict, heard = self._weigh(evidence, pcm, heard, (lo, hi), real, owed)
         # Whether ``loud`` may not be the call's own level (it joins
         # CallLevels only if it is): a call found inside talk (the loudest
@@ -608,7 +609,8 @@ class Listener:
         evidence = Evidence(words=tuple(heard), decoded=tuple(words), loud_db=level,
                             reference_db=self.levels.reference(),
                             floor_dbfs=self.segmenter.floor_dbfs, expected=owed.expected,
-                            onset=onset, calls=owed.calls, risen=seg.risen)
+                            onset=onset, calls=owed.calls, risen=seg.risen,
+                            cut=seg.rise)
         decoded = heard
         evidence, verdict, heard = self._weigh(evidence, pcm, heard, loud, len(pcm), owed)
         if verdict.outcome != "right":
