@@ -64,6 +64,23 @@ def test_a_sure_wrong_word_that_rose_out_of_talk_is_unsure() -> None:
     assert decide(right).outcome == "right"
 
 
+def test_on_a_silent_card_talk_cut_where_a_voice_rose_is_talk() -> None:
+    """Silence owed (a gun card): two game words from a piece of talk the
+    segmenter cut where a voice rose out of it (``Evidence.cut``), or from
+    that rising voice (``Evidence.risen``), are talk, not doubt; the same
+    words from an utterance of its own are doubt. With a call owed the cut
+    changes nothing."""
+    words = (w("twelve", 0.85), w("two", 0.36))
+    ev = Evidence(words=words, decoded=words, expected=(), **CALLER)
+    assert decide(ev).outcome == "unsure"
+    for cut in ({"cut": True}, {"risen": True}):
+        v = decide(replace(ev, **cut))  # type: ignore[arg-type]
+        assert (v.outcome, v.confidence) == ("talk", TALK), cut
+    owed = replace(ev, expected=("two",), cut=True, words=(w("two", 0.9),),
+                   decoded=(w("two", 0.9),))
+    assert decide(owed).outcome == "right"
+
+
 @pytest.mark.parametrize(("levels", "why"), [
     ({"loud_db": -26.0, "reference_db": -27.0, "floor_dbfs": -36.0}, "10 dB SNR"),
     ({"loud_db": -26.0, "reference_db": None, "floor_dbfs": -60.0}, "no caller level yet"),

@@ -76,6 +76,21 @@ def test_table_talk_makes_no_false_mistake(session: str) -> None:
     assert [r for r in rulings if r["type"] == "mistake"] == []
 
 
+def test_a_silent_card_in_talk_is_kept_though_the_talk_was_cut() -> None:
+    """s006, talk at 10 dB: Beth's and Debbie's cards are guns (silence is
+    owed) while people talk. The segmenter cuts that talk where a voice
+    rises out of it, and the pieces hold one or two game words each; they
+    are talk, not doubt, so each silent card is confirmed when its window
+    ends, and no mistake is ruled."""
+    t = truth("s006")
+    guns = [(c["player"], c["count"]) for c in t["calls"] if c["kind"] == "gun"]
+    assert len(guns) == 2
+    rulings = replay("babble10", "s006")
+    ok = {(r["player"], r["count"]) for r in rulings if r["type"] == "call_ok"}
+    assert set(guns) <= ok
+    assert not [r for r in rulings if r["type"] == "mistake"]
+
+
 def enrolled_copy(tmp: Path, condition: str, session: str) -> Path:
     """``session`` of the shared set with each speaking player's enrollment
     in its header, as ``bench/enrolled.py`` writes it (takes 0-2 of "one"
