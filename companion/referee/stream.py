@@ -271,7 +271,7 @@ class Listener:
         self.thresholds = thresholds
         self.trace = trace
         self._owed = Owed()
-        self._pending_owed: Owed | None = None
+        self._pending_owed: list[Owed] = []  # changes to come, by ``at``
         self.enrollment = enrollment
         self.suppressor = (NoiseSuppressor(self.rate) if second_opinion and recognizer.twins
                            and self.rate == SUPPRESSOR_RATE else None)
@@ -312,7 +312,10 @@ class Listener:
             at = self.clock.time_of(self.clock.samples) if self.clock.samples else -math.inf
         ordered = None if calls is None else tuple(
             e for e in (expected_of(c) for c in calls) if e is not None)
-        self._pending_owed = Owed(expected_of(words), player, ordered, at)
+        # A change from ``at`` on replaces any pending from ``at`` or later
+        # (a rebuilt game says again what is owed from there on).
+        self._pending_owed = [p for p in self._pending_owed if p.at < at]
+        self._pending_owed.append(Owed(expected_of(words), player, ordered, at))
         self._apply_vocab()
 
     def _apply_vocab(self, *, rise: bool = False) -> None:
@@ -321,10 +324,16 @@ class Listener:
         rising out of it (``Segment.rise``: the riser's utterance is open),
         the call owed only if that utterance began at or after its ``at``."""
         seg = self.segmenter
-        pending = self._pending_owed
-        if pending is not None and (not seg.in_speech or (
-                rise and seg.onset is not None and self.time_of(seg.onset) >= pending.at)):
-            self._owed, self._pending_owed = pending, None
+        if not seg.in_speech:
+            due = len(self._pending_owed)
+        elif rise and seg.onset is not None:
+            onset = self.time_of(seg.onset)
+            due = sum(1 for p in self._pending_owed if p.at <= onset)
+        else:
+            due = 0
+        if due:
+            self._owed = self._pending_owed[due - 1]
+            self._pending_owed = self._pending_owed[due:]
         if self._pending_vocab is not None and (rise or not seg.in_speech):
             words, items, early = self._pending_vocab
             self.recognizer.set_vocabulary(words, items)
@@ -513,8 +522,8 @@ class Listener:
             self.trace.append((evidence, verdict))
         if sure and not other_level:
             self.levels.add(loud)
-        pending = self._pending_owed
-        if (pending is not None and onset < pending.at and not early
+        pending = next((p for p in self._pending_owed if p.at > onset), None)
+        if (pending is not None and not early
                 and verdict.outcome in ("talk", "unsure")):
             later = self._run_on(pcm, words, base, loud, pending)
             if later is not None:  # the next call, after talk that ran across its flip
@@ -638,9 +647,9 @@ class Listener:
         """The call owed for an utterance with ``onset`` (table seconds): a
         change that arrived while the utterance was open (a flip during talk
         that ran on into the call) applies if the utterance's onset is at or
-        after it."""
-        pending = self._pending_owed
-        return pending if pending is not None and onset >= pending.at else self._owed
+        after it (the last such change, when several came)."""
+        due = [p for p in self._pending_owed if p.at <= onset]
+        return due[-1] if due else self._owed
 
     def _spotted(self, evidence: Evidence, spot: tuple[Match, Word]) -> tuple[Evidence, Verdict]:
         """``evidence`` of a talk utterance with the stretch the caller's
