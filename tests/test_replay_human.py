@@ -160,6 +160,32 @@ def test_talk_running_into_a_flip_is_judged_by_the_call_owed_after_it(tmp_path: 
 
 
 
+def test_a_voice_rising_out_of_talk_after_a_flip_is_judged_by_that_flips_call(
+        tmp_path: Path) -> None:
+    """A generated round (``bench/humanset.py --seed 17``, the held-out
+    split, far field with talk): talk runs on across Carter's flip (a gun,
+    silence owed), and a voice rising out of it is cut into an utterance of
+    its own. While that talk was open the game, rebuilt after a word heard
+    late, said again what was owed: now, from Carter's flip on, and from
+    the next flip on; only the last was kept, so
+    the riser was judged with nothing owed, its "hmmrrr" passed at the
+    recognizer's own confidence, and Carter was ruled a wrong word, the
+    rest of the round out of turn. Each change now holds from its own time:
+    no correct call or silent card of the round is ruled a mistake."""
+    sys.path.insert(0, str(REPO / "bench"))
+    import humanset
+
+    humanset.main(["--out", str(tmp_path / "set"), "--seed", "17", "--rounds", "17",
+                   "--splits", "test", "--conditions", "farfield_babble15"])
+    t = json.loads((tmp_path / "set" / "test" / "truth.jsonl").read_text().splitlines()[16])
+    assert t["session"] == "s016"
+    gun = next(c for c in t["calls"] if c["card"] == "gun" and c["player"] == "Carter")
+    assert gun["kind"] == "gun"
+    rulings = replay_file(tmp_path / "set" / "test" / "farfield_babble15" / "s016.jsonl")
+    right = {c["player"] for c in t["calls"] if c["kind"] in ("right", "gun")}
+    assert not [m for m in rulings if m["type"] == "mistake" and m["player"] in right]
+
+
 def test_a_twin_whose_first_number_is_lost_in_noise_is_no_mistake(tmp_path: Path) -> None:
     """A generated round (``bench/humanset.py --seed 17``, development split,
     white noise at 10 dB), enrolled: Carter's twin "three four" loses its
