@@ -327,8 +327,7 @@ class Listener:
         if not seg.in_speech:
             due = len(self._pending_owed)
         elif rise and seg.onset is not None:
-            onset = self.time_of(seg.onset)
-            due = sum(1 for p in self._pending_owed if p.at <= onset)
+            due = self._due(self.time_of(seg.onset))
         else:
             due = 0
         if due:
@@ -522,7 +521,8 @@ class Listener:
             self.trace.append((evidence, verdict))
         if sure and not other_level:
             self.levels.add(loud)
-        pending = next((p for p in self._pending_owed if p.at > onset), None)
+        due = self._due(onset)
+        pending = self._pending_owed[due] if due < len(self._pending_owed) else None
         if (pending is not None and not early
                 and verdict.outcome in ("talk", "unsure")):
             later = self._run_on(pcm, words, base, loud, pending)
@@ -648,8 +648,14 @@ class Listener:
         change that arrived while the utterance was open (a flip during talk
         that ran on into the call) applies if the utterance's onset is at or
         after it (the last such change, when several came)."""
-        due = [p for p in self._pending_owed if p.at <= onset]
-        return due[-1] if due else self._owed
+        due = self._due(onset)
+        return self._pending_owed[due - 1] if due else self._owed
+
+    def _due(self, onset: float) -> int:
+        """How many of the pending changes of the call owed (kept in order of
+        their ``at``) hold for an utterance with ``onset`` (table seconds):
+        those at or before it."""
+        return sum(1 for p in self._pending_owed if p.at <= onset)
 
     def _spotted(self, evidence: Evidence, spot: tuple[Match, Word]) -> tuple[Evidence, Verdict]:
         """``evidence`` of a talk utterance with the stretch the caller's
