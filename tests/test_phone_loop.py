@@ -147,7 +147,8 @@ def test_a_decoder_with_only_the_words_listened_for_hears_what_the_whole_diction
 
     spellings = Spellings.from_pack(load_pack("en"))
     whole = SphinxRecognizer(spellings, phones=PhoneLoop(parallel=False))
-    whole._decoder = pocketsphinx.Decoder(lm=None, loglevel="FATAL", wip=whole.settings.wip)
+    whole._decoder = pocketsphinx.Decoder(lm=None, loglevel="FATAL", wip=whole.settings.wip,
+                                          wbeam=whole.settings.wbeam)
     whole._logmath = whole._decoder.get_logmath()
     whole.set_vocabulary(VOCABULARY)
     small = SphinxRecognizer(spellings, phones=PhoneLoop(parallel=False))

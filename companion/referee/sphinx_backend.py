@@ -64,7 +64,16 @@ class SphinxSettings:
     ``[NOISE]`` and ``[SPEECH]`` fillers, not only silence, between and
     around words [False]; without them it hears the same words with the
     same posteriors, and builds its lattice (``seg()``) with less CPU
-    (``phone_loop.SILENCE_FILLERS``; bench/RESULTS.md)."""
+    (``phone_loop.SILENCE_FILLERS``; bench/RESULTS.md).
+    ``wbeam``: the grammar search's word beam (pocketsphinx's ``-wbeam``: a
+    word ending this far below the best word end of its 10 ms frame, as a
+    ratio of likelihoods, is dropped) [1e-24; pocketsphinx's own is 7e-29].
+    The lattice the posteriors come from holds every word end that survives
+    it, and pocketsphinx's grammar search builds that lattice in time
+    growing with the square of its size: at pocketsphinx's beam it was three
+    quarters of the ear's decoding CPU. Chosen on the human development
+    sets against 7e-29 and 7e-27 (bench/RESULTS.md, "A narrower word beam
+    for the grammar decoder")."""
 
     llr_center: float = 5.5
     llr_slope: float = 1.0
@@ -73,6 +82,7 @@ class SphinxSettings:
     max_words: int = 3
     floor_dbfs: float | None = -60.0
     noise_fillers: bool = False
+    wbeam: float = 1e-24
 
 
 def _jsgf_token(phrase: str) -> str:
@@ -106,7 +116,7 @@ class SphinxRecognizer(Recognizer):
             """Where the words' pronunciations come from."""
             self._decoder = phone_loop.one_word_decoder(
                 None if self.settings.noise_fillers else phone_loop.SILENCE_FILLERS,
-                wip=self.settings.wip)
+                wip=self.settings.wip, wbeam=self.settings.wbeam)
         except (ImportError, RuntimeError, OSError) as exc:
             raise RecognizerError(f"pocketsphinx cannot be loaded: {exc}") from None
         self._logmath = self._decoder.get_logmath()
