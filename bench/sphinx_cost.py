@@ -31,7 +31,7 @@ from companion.referee import phone_loop
 from companion.referee.judge import read_wav
 from companion.referee.phone_loop import PhoneLoop
 from companion.referee.recognizer import Spellings
-from companion.referee.sphinx_backend import SphinxRecognizer, with_floor
+from companion.referee.sphinx_backend import SphinxRecognizer, SphinxSettings, with_floor
 from companion.voice.pack import load_pack
 
 HUMAN = Path(__file__).resolve().parents[2] / "shared" / "human-calls"
@@ -75,6 +75,7 @@ def _decode_all(clips: list[bytes], config: dict[str, Any],
     decoder settings ``config`` and filler dictionary ``fillers`` (None:
     the model's)."""
     rec = SphinxRecognizer(Spellings.from_pack(load_pack("en")), phones=PhoneLoop(parallel=False))
+    config = {"wbeam": rec.settings.wbeam, **config}
     rec._decoder = phone_loop.one_word_decoder(fillers, wip=rec.settings.wip, **config)
     rec._logmath = rec._decoder.get_logmath()
     rec._added = set()
@@ -105,7 +106,8 @@ def _table(clips: list[bytes], wbeams: list[float]) -> None:
           "same words as the ear's | largest posterior change |")
     print("|---|---|---|---|---|---|")
     search, best, base = _decode_all(clips, {})
-    print(f"| the ear's: silence fillers, word beam 7e-29 | {search / audio_s:.3f} | "
+    print(f"| the ear's: silence fillers, word beam {SphinxSettings().wbeam:g} | "
+          f"{search / audio_s:.3f} | "
           f"{best / audio_s:.3f} | {(search + best) / audio_s:.3f} | - | - |")
     rows: list[tuple[str, dict[str, Any], str | None]] = [
         ("the model's noise fillers too", {}, None)]
@@ -127,8 +129,9 @@ def main() -> None:
     ap.add_argument("--first", type=int, default=40, help="the first take used (of 50)")
     ap.add_argument("--talk", type=int, default=2,
                     help="shared dev sessions per talk condition (0: none)")
-    ap.add_argument("--wbeams", default="7e-27,1e-24",
-                    help="word beams to compare with the ear's (7e-29)")
+    ap.add_argument("--wbeams", default="7e-29,7e-27",
+                    help="word beams to compare with the ear's (SphinxSettings.wbeam; "
+                         "7e-29 is pocketsphinx's own)")
     args = ap.parse_args()
     files = [f for spk in DEV_SPEAKERS for digit in range(10)
              for f in sorted(FSDD.glob(f"{digit}_{spk}_*.wav"),
