@@ -177,13 +177,14 @@ def test_a_call_the_recognizer_mishears_is_right_by_the_callers_own_takes(
         tmp_path: Path) -> None:
     """Beth (george) enrolls at setup; in the game she calls "two" (a
     held-out take that pocketsphinx hears as "twelve", left unsure without
+    takes; take 4, used before, is now heard as "two" after the setup's
     takes) and the ear, comparing it with her takes, rules it right."""
     from companion.referee.decision import Evidence, Verdict, decide
 
     pack = load_pack("en")
     enrolled = FIRST_S + EVERY_S * len(ROUND)
     wav = recording(tmp_path / "takes.wav", [(enrolled + 2.8, fsdd(1, 3, "lucas")),
-                                             (enrolled + 4.8, fsdd(2, 4))], enrolled + 8.0)
+                                             (enrolled + 4.8, fsdd(2, 6))], enrolled + 8.0)
     trace: list[tuple[Evidence, Verdict]] = []
     with use_file_device(tmp_path / "alsa", wav, rate=RATE, tail_s=0.5) as device:
         rig = open_rig(tmp_path, pack, device)
