@@ -169,6 +169,17 @@ def test_espeak_hums_rarely_reach_the_mistake_threshold(sy: Synth,
     assert at_threshold <= 2
 
 
+def test_the_word_beam_reaches_the_grammar_decoder_and_its_twin() -> None:
+    """``SphinxSettings.wbeam`` is the grammar search's word beam in both
+    decoders of a recognizer (its twin hears the second opinions)."""
+    loop = PhoneLoop(parallel=False)
+    default = SphinxRecognizer(rec_spellings(), phones=loop)
+    assert default._decoder.config["wbeam"] == SphinxSettings().wbeam
+    assert default.twin()._decoder.config["wbeam"] == SphinxSettings().wbeam
+    wide = SphinxRecognizer(rec_spellings(), SphinxSettings(wbeam=7e-29), phones=loop)
+    assert wide._decoder.config["wbeam"] == 7e-29
+
+
 def test_the_added_floor_is_seeded_and_at_its_level() -> None:
     zeros = np.zeros(RATE, dtype=np.int16)
     a, b = with_floor(zeros, -60.0), with_floor(zeros, -60.0)
