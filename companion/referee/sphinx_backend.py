@@ -72,8 +72,10 @@ class SphinxSettings:
     it, and pocketsphinx's grammar search builds that lattice in time
     growing with the square of its size: at pocketsphinx's beam it was three
     quarters of the ear's decoding CPU. Chosen on the human development
-    sets against 7e-29 and 7e-27 (bench/RESULTS.md, "A narrower word beam
-    for the grammar decoder")."""
+    sets against 7e-29 and 7e-27; 1e-21 and 1e-18 were quicker still and
+    ruled as many calls right, but the posteriors lose their hold on
+    non-speech: a cough came out a surer "hmmrrr" with every narrower beam
+    (bench/RESULTS.md, "A narrower word beam for the grammar decoder")."""
 
     llr_center: float = 5.5
     llr_slope: float = 1.0
