@@ -177,7 +177,6 @@ def test_a_call_the_recognizer_mishears_is_right_by_the_callers_own_takes(
         tmp_path: Path) -> None:
     """Beth (george) enrolls at setup; in the game she calls "two" (a
     held-out take that pocketsphinx hears as "twelve", left unsure without
-    takes; take 4, used before, is now heard as "two" after the setup's
     takes) and the ear, comparing it with her takes, rules it right."""
     from companion.referee.decision import Evidence, Verdict, decide
 
