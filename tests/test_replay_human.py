@@ -230,6 +230,21 @@ def test_a_call_inside_talk_is_found_by_the_callers_own_takes(tmp_path: Path) ->
     assert not [m for m in rulings if m["type"] == "mistake"]
 
 
+def test_a_call_in_talk_too_long_for_the_takes_is_found_inside_it(tmp_path: Path) -> None:
+    """s000, talk at 10 dB, players' takes in the header: Beth's "six" is
+    decoded with the talk around it into three game words, none of them
+    "six", and that stretch is over twice as long as any of her takes, so
+    they cannot be warped to it whole. Each take matched with the part of
+    the stretch it fits best, her takes of "six" fit as a repeat: ruled
+    right, and no mistake in the round."""
+    t = truth("s000")
+    six = next(c for c in t["calls"] if c["expected"] == "six" and c["kind"] == "right")
+    rulings = replay_file(enrolled_copy(tmp_path, "babble10", "s000"))
+    assert (six["player"], 6) in {(r["player"], r["count"]) for r in rulings
+                                   if r["type"] == "call_ok"}
+    assert not [m for m in rulings if m["type"] == "mistake"]
+
+
 def test_a_call_after_talk_that_ran_across_its_flip_is_heard() -> None:
     """s008, talk at 10 dB, no enrollment: talk begins before Debbie's flip
     and runs on into her "four" in one utterance. Its words from the flip on

@@ -31,6 +31,7 @@ from companion.referee.templates import (
     floor_margin,
     in_noise,
     steady,
+    subsequence_distances,
 )
 
 WORDS = ["zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine"]
@@ -66,6 +67,27 @@ def test_batched_dtw_equals_the_recurrence_cell_by_cell() -> None:
     assert np.isinf(got[-1]) and np.isinf(want[-1])  # 40 frames: more than twice 17
     np.testing.assert_allclose(got[:-1], want[:-1], rtol=1e-6)
     assert distances(a, [a])[0] == pytest.approx(0.0, abs=1e-4)
+
+
+def test_the_subsequence_dtw_finds_a_template_inside_a_longer_stretch() -> None:
+    """Each distance is a real path's: no less than the best of every
+    stretch of ``a`` warped whole (brute force), and no more than the
+    stretch the template was hidden in."""
+    rng = np.random.default_rng(5)
+    t = rng.normal(size=(12, 4)).astype(np.float32)
+    others = [rng.normal(size=(k, 4)).astype(np.float32) for k in (7, 12, 20)]
+    a = np.vstack([rng.normal(size=(15, 4)), t + rng.normal(scale=0.2, size=t.shape),
+                   rng.normal(size=(10, 4))]).astype(np.float32)
+    got = subsequence_distances(a, [t, *others])
+    assert np.isinf(distances(a, [t])[0])  # 37 frames: more than twice 12
+    for k, tmpl in enumerate([t, *others]):
+        spans = [plain_dtw(a[s:e], tmpl) for s in range(len(a))
+                 for e in range(s + 1, len(a) + 1)]
+        assert got[k] >= min(spans) * (1 - 1e-6)
+    assert got[0] <= plain_dtw(a[15:27], t) * (1 + 1e-6)
+    assert got[0] < got[1:].min()  # the hidden template fits best
+    assert subsequence_distances(t, [t])[0] == pytest.approx(0.0, abs=1e-4)
+    assert np.isinf(subsequence_distances(a[:5], [t])[0])  # shorter than half of it
 
 
 def test_the_cepstra_are_scipys_orthonormal_dct() -> None:
@@ -110,6 +132,33 @@ def test_a_players_own_takes_tell_their_count_words_apart(voice: str) -> None:
         assert (gap < 0) == fits, (digit, owed, gap)
     assert enrolled.match("Beth", ["six"], take(6, voice, 40)) is None  # Beth never enrolled
     assert enrolled.match("Abby", ["nine"], take(9, voice, 40)) is None  # "nine" not enrolled
+
+
+@needs_fsdd
+@pytest.mark.parametrize("voice", ["george", "jackson", "lucas"])
+def test_a_call_with_talk_around_it_is_found_inside_it(voice: str) -> None:
+    """A later take of "six" with real talk (Picovoice's recorded commands,
+    at half their recorded level) before and after it, over twice as long as
+    any take: whole, it cannot be warped to them; matched ``within``, each
+    take with the stretch it fits best, the call owed fits best and "two"
+    owed does not."""
+    enrolled = Enrollment()
+    for digit in range(1, 8):
+        for k in range(3):
+            assert enrolled.add("Abby", WORDS[digit], take(digit, voice, k))
+    files = sorted((fsdd.FSDD.parent / "talk" / "commands").glob("*.wav"))
+    talk = []
+    for f in files[:2]:
+        with wave.open(str(f), "rb") as wf:
+            talk.append(np.frombuffer(wf.readframes(wf.getnframes()), dtype=np.int16) / 2.0)
+    call = np.concatenate([talk[0][:RATE], take(6, voice, 40), talk[1][:RATE]])
+    longest = max(len(t) for ts in enrolled.takes["Abby"].values() for t in ts)
+    assert len(features(call)) > 2 * longest
+    assert enrolled.match("Abby", ["six"], call) is None  # too long to warp whole
+    said = enrolled.match("Abby", ["six"], call, within=True)
+    not_said = enrolled.match("Abby", ["two"], call, within=True)
+    assert said is not None and not_said is not None
+    assert said.gap < 0 < not_said.gap
 
 
 def fits_in_hiss(monkeypatch: pytest.MonkeyPatch, margin_db: float) -> tuple[int, int]:

@@ -706,7 +706,8 @@ class Listener:
         for a, b in _spans(words):
             span = Word(heads[0], a, b, 0.0)
             snr = None if floor is None else _level_db(pcm, span, self.rate) - floor
-            found = self.enrollment.match(caller, heads, self._around(pcm, a, b), snr)
+            found = self.enrollment.match(caller, heads, self._around(pcm, a, b), snr,
+                                          within=True)
             if (found is None or found.fit is None
                     or found.gap > self.thresholds.template_right):
                 continue
@@ -725,7 +726,8 @@ class Listener:
         if (self.enrollment is None or not expected
                 or (heard and all(w.text in expected for w in heard))):
             return None
-        return self.enrollment.match(caller, expected, self._around(pcm, *span), snr_db)
+        return self.enrollment.match(caller, expected, self._around(pcm, *span), snr_db,
+                                     within=bool(heard))
 
     def _around(self, pcm: npt.NDArray[np.int16], start: float,
                 end: float) -> npt.NDArray[np.int16]:

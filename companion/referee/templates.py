@@ -67,6 +67,10 @@ with copies of the takes in white noise at its own SNR (clean takes against a
 noisy call mislead DTW; the noisy copies of ``STUDY.md`` restore it)."""
 SNR_STEP_DB = 3.0
 """Noisy copies are made (and kept) per step of this many dB of SNR."""
+LOCAL_MEAN_S = 0.5
+"""A word matched inside a longer stretch (``subsequence_distances``) has
+the cepstral mean of this many seconds around each frame removed, about
+a word's length (``features``)."""
 VOICE_DBFS = -55.0
 VOICE_RISE_DB = 15.0
 """Audio whose loudest 10 ms frame is below ``VOICE_DBFS`` (dB re int16 full
@@ -133,12 +137,15 @@ def trim(pcm: npt.ArrayLike, margin_db: float = FLOOR_DB) -> npt.NDArray[np.floa
     return x[loud[0] * step:(loud[-1] + 1) * step]
 
 
-def features(pcm: npt.ArrayLike, margin_db: float = FLOOR_DB) -> npt.NDArray[np.float32]:
+def features(pcm: npt.ArrayLike, margin_db: float = FLOOR_DB,
+             local: bool = False) -> npt.NDArray[np.float32]:
     """MFCCs (c1..c12) and their deltas of a word, shape ``(frames, 24)``,
     from mono samples at ``RATE`` Hz, cut to the loud part (``trim``, with
     ``margin_db``), with the utterance's cepstral mean removed (channel and
-    level cancel out). Shape ``(0, 24)`` for audio shorter than one
-    window."""
+    level cancel out); with ``local``, the mean of the ``LOCAL_MEAN_S``
+    around each frame instead (a word inside talk: the talk's cepstra
+    would move the whole utterance's mean). Shape ``(0, 24)`` for audio
+    shorter than one window."""
     x = trim(pcm, margin_db)
     size, step = len(_WINDOW), round(STEP_S * RATE)
     if len(x) < size:
@@ -148,7 +155,13 @@ def features(pcm: npt.ArrayLike, margin_db: float = FLOOR_DB) -> npt.NDArray[np.
     power = np.abs(np.fft.rfft(frames, N_FFT)) ** 2
     logmel = np.log(power @ _FB.T + 1e-3)
     ceps = (logmel @ _DCT)[:, 1:N_CEPS + 1]
-    ceps -= ceps.mean(axis=0)
+    if local:
+        half = round(LOCAL_MEAN_S / STEP_S) // 2
+        edged = np.pad(ceps, ((half + 1, half), (0, 0)), mode="edge")
+        total = np.cumsum(edged, axis=0)
+        ceps = ceps - (total[2 * half + 1:] - total[:-2 * half - 1]) / (2 * half + 1)
+    else:
+        ceps -= ceps.mean(axis=0)
     delta = np.gradient(ceps, axis=0) if len(ceps) > 1 else np.zeros_like(ceps)
     return np.hstack([ceps, delta]).astype(np.float32)
 
@@ -198,6 +211,80 @@ def distances(a: npt.NDArray[np.float32],
     ok = lengths > 0
     out[ok] = ends[ok] / (n + lengths[ok])
     return out
+
+
+def _step_costs(a: npt.NDArray[np.float32], templates: Sequence[npt.NDArray[np.float32]],
+                ) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.int64]]:
+    """The Euclidean frame distances between ``a`` ``(n, d)`` and each of
+    ``templates`` padded to the longest, shape ``(k, n, m)`` (``inf`` in the
+    padding), and the templates' lengths ``(k,)``."""
+    k = len(templates)
+    lengths = np.array([len(t) for t in templates], dtype=np.int64)
+    m = int(lengths.max())
+    pad = np.zeros((k, m, a.shape[1]), dtype=np.float64)
+    for i, t in enumerate(templates):
+        pad[i, :len(t)] = t
+    q = a.astype(np.float64)
+    square = (q * q).sum(axis=1)[None, :, None] + (pad * pad).sum(axis=2)[:, None, :]
+    cost = np.sqrt(np.maximum(square - 2 * (pad @ q.T).transpose(0, 2, 1), 0.0))
+    return np.where(np.arange(m)[None, None, :] >= lengths[:, None, None], np.inf, cost), lengths
+
+
+def subsequence_distances(a: npt.NDArray[np.float32],
+                          templates: Sequence[npt.NDArray[np.float32]],
+                          ) -> npt.NDArray[np.float64]:
+    """For each of ``templates`` (``(m_k, d)`` each), the DTW distance of
+    ``distances`` to the stretch of ``a`` ``(n, d)`` it fits best: the
+    path may begin at any frame of ``a`` and end at any later one
+    (subsequence DTW, Müller, *Fundamentals of Music Processing*, 2015,
+    section 7.2), under the same slope constraint and per unit of path
+    weight (the stretch's frames plus m_k), shape ``(len(templates),)``.
+    Where paths meet, the one with the smaller distance per unit of its own
+    weight so far goes on (a longer and a shorter stretch compared as
+    equals; an exact minimum of the ratio would need every start tried).
+    ``inf`` where ``a`` is shorter than half a template or either is empty.
+    A template fitting all of ``a`` gets ``distances``'s value or less."""
+    k, n = len(templates), len(a)
+    out = np.full(k, np.inf)
+    if n == 0 or k == 0 or max((len(t) for t in templates), default=0) == 0:
+        return out
+    cost, lengths = _step_costs(a, templates)
+    m = cost.shape[2]
+    inf = np.inf
+    cols = np.arange(m)[None, :]
+    # acc/first[:, i + 2, j + 2]: the path reaching (i, j), its weighted cost and first row.
+    acc = np.full((k, n + 2, m + 2), inf)
+    first = np.zeros((k, n + 2, m + 2), dtype=np.int64)
+    pad_col = np.full((k, 1), inf)
+    best = np.full(k, inf)
+    rows = np.arange(k)
+    for i in range(n):
+        r = i + 2
+        here = cost[:, i]
+        left = np.concatenate((pad_col, cost[:, i, :-1]), axis=1)
+        above = cost[:, i - 1] if i > 0 else np.full((k, m), inf)
+        options = (
+            (acc[:, r - 1, 1:m + 1] + 2 * here, first[:, r - 1, 1:m + 1]),
+            (acc[:, r - 1, :m] + 2 * left + here, first[:, r - 1, :m]),
+            (acc[:, r - 2, 1:m + 1] + 2 * above + here, first[:, r - 2, 1:m + 1]),
+        )
+        value, start = options[0]
+        score = value / (i - start + 1 + cols + 1)
+        for v, s in options[1:]:
+            sc = v / (i - s + 1 + cols + 1)
+            better = sc < score
+            value, start, score = (np.where(better, v, value), np.where(better, s, start),
+                                   np.where(better, sc, score))
+        fresh = 2 * here[:, 0]  # a path may begin on this row
+        begin = fresh / 2 < score[:, 0]
+        value[:, 0] = np.where(begin, fresh, value[:, 0])
+        start[:, 0] = np.where(begin, i, start[:, 0])
+        acc[:, r, 2:] = value
+        first[:, r, 2:] = start
+        end = value[rows, lengths - 1]
+        done = end / (i - start[rows, lengths - 1] + 1 + lengths)
+        best = np.minimum(best, np.where(np.isfinite(end), done, inf))
+    return best
 
 
 def voiced(pcm: npt.ArrayLike) -> bool:
@@ -334,7 +421,8 @@ class Enrollment:
         return set(self.takes.get(player, {}))
 
     def match(self, player: str | None, expected: Sequence[str] | None,
-              pcm: npt.ArrayLike, snr_db: float | None = None) -> Match | None:
+              pcm: npt.ArrayLike, snr_db: float | None = None,
+              within: bool = False) -> Match | None:
         """The ``Match`` of an utterance (mono samples at ``RATE`` Hz) with
         ``player``'s takes, for the call owed ``expected``. None when it
         cannot be told: no player or call owed, an owed word or every other
@@ -343,7 +431,12 @@ class Enrollment:
         dB (None: unknown; below ``NOISY_SNR_DB`` noisy copies of the takes
         join them, and the utterance and the copies are cut
         ``floor_margin`` over their floor, else ``FLOOR_DB`` as the takes
-        are)."""
+        are). ``within``: an utterance too long for some takes is matched
+        by the stretch of it each take fits best (``subsequence_distances``,
+        with the cepstral mean taken locally: ``features``); meant for the
+        stretch of words a recognizer heard, where the call can only be
+        that stretch (over all of a long noise, some stretch fits any
+        word)."""
         if player is None or not expected:
             return None
         noisy = snr_db is not None and snr_db < NOISY_SNR_DB
@@ -356,10 +449,17 @@ class Enrollment:
         if len(feats) < MIN_FRAMES:
             return None
         words = [w for w, takes in mine.items() for _ in takes]
-        found = distances(feats, [t for takes in mine.values() for t in takes])
-        near = {w: float(found[[i for i, x in enumerate(words) if x == w]].min()) for w in mine}
+        flat = [t for takes in mine.values() for t in takes]
+        near = _nearest(words, distances(feats, flat))
         word = min(owed, key=lambda w: near[w])
         other = min(d for w, d in near.items() if w not in owed)
+        if within and (not np.isfinite(near[word]) or not np.isfinite(other)):
+            # Too long for some takes (the word with talk or a reverberant
+            # tail around it): each take against the stretch it fits best.
+            near = _nearest(words, subsequence_distances(features(pcm, margin, local=True),
+                                                         flat))
+            word = min(owed, key=lambda w: near[w])
+            other = min(d for w, d in near.items() if w not in owed)
         if not np.isfinite(near[word]) or not np.isfinite(other):
             return None  # the lengths differ too much to tell (a cut word, or talk)
         spread = self.spread(player, word)
@@ -368,6 +468,15 @@ class Enrollment:
         best_spread = self.spread(player, best)
         best_fit = None if not best_spread else near[best] / best_spread
         return Match(gap=float(near[word] - other), word=word, fit=fit, best_fit=best_fit)
+
+
+def _nearest(words: Sequence[str], found: npt.NDArray[np.float64]) -> dict[str, float]:
+    """The least of ``found`` (one distance per take) per word (``words``,
+    the take's word for each)."""
+    near: dict[str, float] = {}
+    for w, d in zip(words, found, strict=True):
+        near[w] = min(near.get(w, np.inf), float(d))
+    return near
 
 
 def enrollment_of(clips: Mapping[str, Mapping[str, Iterable[npt.ArrayLike]]]) -> Enrollment:
