@@ -444,3 +444,21 @@ def test_an_unsure_early_decode_leaves_the_utterance_open(
     else:
         assert at >= clip.ends[0] + settings.end_silence - 0.05
         assert heard[0].confidence == confidence
+
+
+@pytest.mark.slow
+def test_an_utterance_is_judged_by_the_call_owed_at_its_onset(
+        sy: Synth, sphinx: SphinxRecognizer) -> None:
+    """The call owed changes at 502 s (the next card is silent), and both
+    changes are known before the audio arrives, so both have taken over by
+    the time the utterance is decoded. A "four" said at 501.25 s is still
+    judged by the call owed at its onset: right, not a word on the silent
+    card."""
+    clip = synth.add_floor(synth.call_after_silence(sy.utterance("four", ESPEAK), 1.25))
+    listener = Listener(sphinx, RATE)
+    listener.set_vocabulary(["one", "two", "three", "four", "five", "six", "seven"])
+    listener.set_expected(["four"], "Abby", at=500.0)
+    listener.set_expected([], "Beth", at=502.0)
+    heard = feed_blocks(listener, clip.audio, RATE, t0=500.0)
+    assert [(h.text, h.outcome) for h in heard] == [("four", "right")]
+    assert heard[0].onset < 502.0

@@ -162,6 +162,11 @@ the noise floor ("one five" for "one"; "five" fits hiss). Dropping a real
 second word is safe: a twin call heard by half is left unsure by the engine,
 never ruled a mistake."""
 
+PAST_OWED = 8
+"""How many calls owed taken over are kept besides the one in force: an
+utterance decoded after a later call took over is judged by the one owed
+at its onset (``Listener._owed_at``)."""
+
 
 @dataclass(frozen=True)
 class Heard:
@@ -270,7 +275,7 @@ class Listener:
         self._tried = -1  # the onset of the utterance last decoded early
         self.thresholds = thresholds
         self.trace = trace
-        self._owed = Owed()
+        self._past_owed = [Owed()]  # taken over, by ``at``; the last is in force
         self._pending_owed: list[Owed] = []  # changes to come, by ``at``
         self.enrollment = enrollment
         self.suppressor = (NoiseSuppressor(self.rate) if second_opinion and recognizer.twins
@@ -330,8 +335,10 @@ class Listener:
             due = self._due(self.time_of(seg.onset))
         else:
             due = 0
+        for owed in self._pending_owed[:due]:
+            self._past_owed = [p for p in self._past_owed if p.at < owed.at][-PAST_OWED:]
+            self._past_owed.append(owed)
         if due:
-            self._owed = self._pending_owed[due - 1]
             self._pending_owed = self._pending_owed[due:]
         if self._pending_vocab is not None and (rise or not seg.in_speech):
             words, items, early = self._pending_vocab
@@ -521,8 +528,7 @@ class Listener:
             self.trace.append((evidence, verdict))
         if sure and not other_level:
             self.levels.add(loud)
-        due = self._due(onset)
-        pending = self._pending_owed[due] if due < len(self._pending_owed) else None
+        pending = self._owed_after(onset)
         if (pending is not None and not early
                 and verdict.outcome in ("talk", "unsure")):
             later = self._run_on(pcm, words, base, loud, pending)
@@ -643,13 +649,31 @@ class Listener:
         return Heard(onset=onset, end=self.time_of(seg.end), words=(),
                      outcome=verdict.outcome, brief=True)
 
+    def _timeline(self) -> list[Owed]:
+        """The calls owed in force and to come, in order of their ``at``:
+        those taken over (the last of them is in force now), then the
+        pending, each replacing any from its ``at`` on."""
+        line = list(self._past_owed)
+        for p in self._pending_owed:
+            line = [q for q in line if q.at < p.at] + [p]
+        return line
+
     def _owed_at(self, onset: float) -> Owed:
-        """The call owed for an utterance with ``onset`` (table seconds): a
-        change that arrived while the utterance was open (a flip during talk
-        that ran on into the call) applies if the utterance's onset is at or
-        after it (the last such change, when several came)."""
-        due = self._due(onset)
-        return self._pending_owed[due - 1] if due else self._owed
+        """The call owed for an utterance with ``onset`` (table seconds):
+        the last change at or before it. A change that arrived while the
+        utterance was open (a flip during talk that ran on into the call)
+        applies if the onset is at or after it; one from a time after the
+        onset does not, even if it took over before the utterance was
+        decoded (a piece of talk cut where the caller rose out of it, decoded
+        once the next card was already owed)."""
+        line = self._timeline()
+        due = [q for q in line if q.at <= onset]
+        return due[-1] if due else line[0]
+
+    def _owed_after(self, onset: float) -> Owed | None:
+        """The first change of the call owed after ``onset`` (table
+        seconds), taken over or pending; None when none is known."""
+        return next((q for q in self._timeline() if q.at > onset), None)
 
     def _due(self, onset: float) -> int:
         """How many of the pending changes of the call owed (kept in order of
