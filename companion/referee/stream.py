@@ -221,12 +221,14 @@ class Owed:
     takes to compare with; None: nobody's), ``calls`` (the calls that can
     still be right, each its words in order; None: not known), owed from
     table time ``at`` seconds on (not part of equality: the same call owed
-    from another time is the same call)."""
+    from another time is the same call); ``timed``: ``at`` was given (a
+    flip), not taken as the end of the audio fed so far."""
 
     expected: tuple[str, ...] | None = None
     caller: str | None = None
     calls: tuple[tuple[str, ...], ...] | None = None
     at: float = field(default=-math.inf, compare=False)
+    timed: bool = field(default=False, compare=False)
 
     @property
     def heads(self) -> tuple[str, ...] | None:
@@ -313,6 +315,7 @@ class Listener:
         after ``at`` (talk ran on into the call), else by the one before.
         ``calls``: the calls that can still be right, each its words in order
         (``Nasty7.expected_calls``; None: not known)."""
+        timed = at is not None
         if at is None:
             at = self.clock.time_of(self.clock.samples) if self.clock.samples else -math.inf
         ordered = None if calls is None else tuple(
@@ -320,7 +323,7 @@ class Listener:
         # A change from ``at`` on replaces any pending from ``at`` or later
         # (a rebuilt game says again what is owed from there on).
         self._pending_owed = [p for p in self._pending_owed if p.at < at]
-        self._pending_owed.append(Owed(expected_of(words), player, ordered, at))
+        self._pending_owed.append(Owed(expected_of(words), player, ordered, at, timed))
         self._apply_vocab()
 
     def _apply_vocab(self, *, rise: bool = False) -> None:
@@ -649,31 +652,39 @@ class Listener:
         return Heard(onset=onset, end=self.time_of(seg.end), words=(),
                      outcome=verdict.outcome, brief=True)
 
-    def _timeline(self) -> list[Owed]:
-        """The calls owed in force and to come, in order of their ``at``:
-        those taken over (the last of them is in force now), then the
-        pending, each replacing any from its ``at`` on."""
-        line = list(self._past_owed)
-        for p in self._pending_owed:
-            line = [q for q in line if q.at < p.at] + [p]
-        return line
-
     def _owed_at(self, onset: float) -> Owed:
-        """The call owed for an utterance with ``onset`` (table seconds):
-        the last change at or before it. A change that arrived while the
-        utterance was open (a flip during talk that ran on into the call)
-        applies if the onset is at or after it; one from a time after the
-        onset does not, even if it took over before the utterance was
-        decoded (a piece of talk cut where the caller rose out of it, decoded
-        once the next card was already owed)."""
-        line = self._timeline()
-        due = [q for q in line if q.at <= onset]
-        return due[-1] if due else line[0]
+        """The call owed for an utterance with ``onset`` (table seconds): a
+        change that arrived while the utterance was open (a flip during talk
+        that ran on into the call) applies if the utterance's onset is at or
+        after it (the last such change, when several came). A change from
+        a given time after the onset (a flip) does not apply even if it took
+        over before the utterance was decoded (a piece of talk cut where the
+        caller rose out of it, decoded once the next card was owed): the
+        call owed before it does. A change given for "now" (what is left of
+        a twin once its first word was heard) holds for every utterance
+        decoded after it took over."""
+        due = self._due(onset)
+        if due:
+            return self._pending_owed[due - 1]
+        flip = self._flip_after(onset)
+        return self._past_owed[flip - 1] if flip else self._past_owed[-1]
+
+    def _flip_after(self, onset: float) -> int | None:
+        """Where in the calls owed taken over (``_past_owed``) the first one
+        from a given time after ``onset`` is; None: there is none (0 is
+        never returned: the first is the start)."""
+        return next((i for i, q in enumerate(self._past_owed)
+                     if i and q.timed and q.at > onset), None)
 
     def _owed_after(self, onset: float) -> Owed | None:
-        """The first change of the call owed after ``onset`` (table
-        seconds), taken over or pending; None when none is known."""
-        return next((q for q in self._timeline() if q.at > onset), None)
+        """The first change of the call owed from a time after ``onset``
+        (table seconds): a flip taken over already, else the first pending
+        change after it; None when none is known."""
+        flip = self._flip_after(onset)
+        if flip:
+            return self._past_owed[flip]
+        due = self._due(onset)
+        return self._pending_owed[due] if due < len(self._pending_owed) else None
 
     def _due(self, onset: float) -> int:
         """How many of the pending changes of the call owed (kept in order of
