@@ -733,7 +733,8 @@ class Listener:
         ``words``) the caller's takes of a word owed (``owed.heads``) fit
         best, as its ``Match`` and span (the owed word, ``SURE``); only
         stretches where an owed word fits better than any other enrolled
-        word count. None: no enrollment, nothing owed, or no such stretch."""
+        word count (each matched ``within`` itself when too long for some
+        takes). None: no enrollment, nothing owed, or no such stretch."""
         heads, caller, floor = owed.heads, owed.caller, self.segmenter.floor_dbfs
         if self.enrollment is None or not heads or caller is None:
             return None
@@ -756,8 +757,9 @@ class Listener:
         """The caller's enrolled takes against ``span`` (seconds from the
         first sample of ``pcm``: the heard words', or all of ``pcm`` when
         no game word was heard), the call ``snr_db`` dB over the floor
-        (``Enrollment.match``), when they can matter: a call owed, and the
-        heard words are not it. None otherwise."""
+        (``Enrollment.match``; ``within`` the heard words' stretch when
+        there are any), when they can matter: a call owed, and the heard
+        words are not it. None otherwise."""
         if (self.enrollment is None or not expected
                 or (heard and all(w.text in expected for w in heard))):
             return None
