@@ -166,6 +166,23 @@ def features(pcm: npt.ArrayLike, margin_db: float = FLOOR_DB,
     return np.hstack([ceps, delta]).astype(np.float32)
 
 
+def _step_costs(a: npt.NDArray[np.float32], templates: Sequence[npt.NDArray[np.float32]],
+                ) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.int64]]:
+    """The Euclidean frame distances between ``a`` ``(n, d)`` and each of
+    ``templates`` padded to the longest, shape ``(k, n, m)`` (``inf`` in the
+    padding), and the templates' lengths ``(k,)``."""
+    k = len(templates)
+    lengths = np.array([len(t) for t in templates], dtype=np.int64)
+    m = int(lengths.max())
+    pad = np.zeros((k, m, a.shape[1]), dtype=np.float64)
+    for i, t in enumerate(templates):
+        pad[i, :len(t)] = t
+    q = a.astype(np.float64)
+    square = (q * q).sum(axis=1)[None, :, None] + (pad * pad).sum(axis=2)[:, None, :]
+    cost = np.sqrt(np.maximum(square - 2 * (pad @ q.T).transpose(0, 2, 1), 0.0))
+    return np.where(np.arange(m)[None, None, :] >= lengths[:, None, None], np.inf, cost), lengths
+
+
 def distances(a: npt.NDArray[np.float32],
               templates: Sequence[npt.NDArray[np.float32]]) -> npt.NDArray[np.float64]:
     """The DTW distance from a feature sequence ``(n, d)`` to each of
@@ -179,18 +196,11 @@ def distances(a: npt.NDArray[np.float32],
     own column, so the padding changes nothing)."""
     k = len(templates)
     n = len(a)
-    lengths = np.array([len(t) for t in templates], dtype=np.int64)
     out = np.full(k, np.inf)
-    if n == 0 or k == 0 or lengths.max(initial=0) == 0:
+    if n == 0 or k == 0 or max((len(t) for t in templates), default=0) == 0:
         return out
-    m = int(lengths.max())
-    pad = np.zeros((k, m, a.shape[1]), dtype=np.float64)
-    for i, t in enumerate(templates):
-        pad[i, :len(t)] = t
-    q = a.astype(np.float64)
-    square = (q * q).sum(axis=1)[None, :, None] + (pad * pad).sum(axis=2)[:, None, :]
-    cost = np.sqrt(np.maximum(square - 2 * (pad @ q.T).transpose(0, 2, 1), 0.0))  # (k, n, m)
-    cost = np.where(np.arange(m)[None, None, :] >= lengths[:, None, None], np.inf, cost)
+    cost, lengths = _step_costs(a, templates)  # (k, n, m)
+    m = cost.shape[2]
     inf = np.inf
     # acc[:, i + 2, j + 2]: the best path weight to (i, j); two rows and columns of padding.
     acc = np.full((k, n + 2, m + 2), inf)
@@ -211,23 +221,6 @@ def distances(a: npt.NDArray[np.float32],
     ok = lengths > 0
     out[ok] = ends[ok] / (n + lengths[ok])
     return out
-
-
-def _step_costs(a: npt.NDArray[np.float32], templates: Sequence[npt.NDArray[np.float32]],
-                ) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.int64]]:
-    """The Euclidean frame distances between ``a`` ``(n, d)`` and each of
-    ``templates`` padded to the longest, shape ``(k, n, m)`` (``inf`` in the
-    padding), and the templates' lengths ``(k,)``."""
-    k = len(templates)
-    lengths = np.array([len(t) for t in templates], dtype=np.int64)
-    m = int(lengths.max())
-    pad = np.zeros((k, m, a.shape[1]), dtype=np.float64)
-    for i, t in enumerate(templates):
-        pad[i, :len(t)] = t
-    q = a.astype(np.float64)
-    square = (q * q).sum(axis=1)[None, :, None] + (pad * pad).sum(axis=2)[:, None, :]
-    cost = np.sqrt(np.maximum(square - 2 * (pad @ q.T).transpose(0, 2, 1), 0.0))
-    return np.where(np.arange(m)[None, None, :] >= lengths[:, None, None], np.inf, cost), lengths
 
 
 def subsequence_distances(a: npt.NDArray[np.float32],
