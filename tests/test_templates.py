@@ -19,6 +19,7 @@ import pytest
 from fsdd import needs_fsdd
 
 from companion.referee import templates
+from companion.referee.judge import read_wav
 from companion.referee.recognizer import Recognizer, Word
 from companion.referee.stream import Listener
 from companion.referee.templates import (
@@ -147,10 +148,7 @@ def test_a_call_with_talk_around_it_is_found_inside_it(voice: str) -> None:
         for k in range(3):
             assert enrolled.add("Abby", WORDS[digit], take(digit, voice, k))
     files = sorted((fsdd.FSDD.parent / "talk" / "commands").glob("*.wav"))
-    talk = []
-    for f in files[:2]:
-        with wave.open(str(f), "rb") as wf:
-            talk.append(np.frombuffer(wf.readframes(wf.getnframes()), dtype=np.int16) / 2.0)
+    talk = [read_wav(f)[0] / 2.0 for f in files[:2]]
     call = np.concatenate([talk[0][:RATE], take(6, voice, 40), talk[1][:RATE]])
     longest = max(len(t) for ts in enrolled.takes["Abby"].values() for t in ts)
     assert len(features(call)) > 2 * longest

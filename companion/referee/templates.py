@@ -444,16 +444,14 @@ class Enrollment:
         words = [w for w, takes in mine.items() for _ in takes]
         flat = [t for takes in mine.values() for t in takes]
         near = _nearest(words, distances(feats, flat))
-        word = min(owed, key=lambda w: near[w])
-        other = min(d for w, d in near.items() if w not in owed)
-        if within and (not np.isfinite(near[word]) or not np.isfinite(other)):
+        if within and not _told(near, owed):
             # Too long for some takes (the word with talk or a reverberant
             # tail around it): each take against the stretch it fits best.
             near = _nearest(words, subsequence_distances(features(pcm, margin, local=True),
                                                          flat))
-            word = min(owed, key=lambda w: near[w])
-            other = min(d for w, d in near.items() if w not in owed)
-        if not np.isfinite(near[word]) or not np.isfinite(other):
+        word = min(owed, key=lambda w: near[w])
+        other = min(d for w, d in near.items() if w not in owed)
+        if not _told(near, owed):
             return None  # the lengths differ too much to tell (a cut word, or talk)
         spread = self.spread(player, word)
         fit = None if not spread else near[word] / spread
@@ -470,6 +468,13 @@ def _nearest(words: Sequence[str], found: npt.NDArray[np.float64]) -> dict[str, 
     for w, d in zip(words, found, strict=True):
         near[w] = min(near.get(w, np.inf), float(d))
     return near
+
+
+def _told(near: Mapping[str, float], owed: set[str]) -> bool:
+    """Whether ``near`` (the least distance per word) tells the ``owed``
+    words from the others: some take of each side could be warped."""
+    return bool(np.isfinite(min(near[w] for w in owed))
+                and np.isfinite(min(d for w, d in near.items() if w not in owed)))
 
 
 def enrollment_of(clips: Mapping[str, Mapping[str, Iterable[npt.ArrayLike]]]) -> Enrollment:
