@@ -255,8 +255,8 @@ def test_no_mistake_by_takes_when_the_call_owed_fits_them_as_a_repeat() -> None:
     word's alike, as a repeat does (1.36 and 1.34): the gap over the other
     word is then no evidence, and the recognizer needs its own bar."""
     th = Thresholds()
-    other = enrolled("ten", 0.6, gap=th.template_mistake + 0.2, fit=th.template_fit + 0.3,
-                     best_fit=th.template_fit - 0.1)
+    other = enrolled("ten", th.mistake_unenrolled, gap=th.template_mistake + 0.2,
+                     fit=th.template_fit + 0.3, best_fit=th.template_fit - 0.1)
     assert decide(other, th).outcome == "mistake"
     alike = replace(other, template_fit=th.template_fit - 0.05,
                     template_best_fit=th.template_fit - 0.05 - th.template_margin / 2)
@@ -274,8 +274,9 @@ def test_a_word_never_enrolled_is_no_mistake_while_the_call_owed_fits_as_a_repea
     4-mic array, quiet): a correct "three" heard as "zero" (0.56); the
     three's takes fitted it as a repeat (1.29), another enrolled word's
     clearly better (1.02). "zero" was never enrolled, so the better word is
-    not the one heard: unsure. The same fits with an enrolled word heard,
-    or the three's takes not fitting as a repeat, are a mistake as before."""
+    not the one heard: unsure. The same fits with an enrolled word heard
+    are a mistake; the three's takes not fitting as a repeat, a mistake
+    when the recognizer is as sure as a word never enrolled needs."""
     th = Thresholds()
     zero = Evidence(words=(w("zero", 0.56),), decoded=(w("zero", 0.56),), expected=("three",),
                     template_gap=0.59, template_word="three", template_fit=1.29,
@@ -283,7 +284,10 @@ def test_a_word_never_enrolled_is_no_mistake_while_the_call_owed_fits_as_a_repea
                     loud_db=-28.9, reference_db=-26.1, floor_dbfs=-66.8)
     assert th.template_fit == 1.4 and th.mistake == 0.99
     assert decide(zero, th).outcome == "unsure"
-    assert decide(replace(zero, template_fit=1.49), th).outcome == "mistake"
+    assert decide(replace(zero, template_fit=1.49), th).outcome == "unsure"  # 0.56: too weak
+    surer = replace(zero, words=(w("zero", th.mistake_unenrolled),),
+                    decoded=(w("zero", th.mistake_unenrolled),))
+    assert decide(replace(surer, template_fit=1.49), th).outcome == "mistake"
     two = replace(zero, words=(w("two", 0.56),), decoded=(w("two", 0.56),))
     assert decide(two, th).outcome == "mistake"
     # The recognizer alone, sure enough for a mistake without takes, still is.
@@ -354,14 +358,14 @@ def test_a_number_never_enrolled_is_a_mistake_when_the_call_owed_fits_far_worse(
     needs only ``mistake_enrolled``. A smaller gap, noise, or more than one
     word leaves it unsure."""
     th = Thresholds()
-    nine = enrolled("nine", th.mistake_enrolled + 0.1, gap=th.template_wrong,
+    nine = enrolled("nine", th.mistake_unenrolled, gap=th.template_wrong,
                     fit=th.template_fit + 0.6, best_fit=th.template_fit + 0.3)
     assert decide(nine, th).outcome == "mistake"
     assert decide(replace(nine, template_gap=th.template_wrong - 0.05), th).outcome == "unsure"
     noisy = replace(nine, loud_db=-26.0, reference_db=-27.0, floor_dbfs=-36.0)
     assert decide(noisy, th).outcome == "unsure"
-    weak = replace(nine, words=(w("nine", th.mistake_enrolled - 0.1),),
-                   decoded=(w("nine", th.mistake_enrolled - 0.1),))
+    weak = replace(nine, words=(w("nine", th.mistake_unenrolled - 0.05),),
+                   decoded=(w("nine", th.mistake_unenrolled - 0.05),))
     assert decide(weak, th).outcome == "unsure"
     # Two words: talk at the callers' level ("nine two", held-out talk
     # rounds) fits the caller's takes of the call owed far worse too, as any
@@ -388,3 +392,24 @@ def test_no_game_word_is_the_call_only_when_the_callers_takes_fit_it_as_a_repeat
     assert decide(replace(none, template_gap=th.template_right + 0.05), th).outcome == "unsure"
     assert decide(replace(none, template_gap=None, template_fit=None), th).outcome == "unsure"
     assert decide(replace(none, expected=()), th).outcome == "unsure"  # a gun: silence owed
+
+
+def test_a_word_never_enrolled_needs_a_surer_recognizer_than_an_enrolled_one() -> None:
+    """One microphone, quiet, takes heard at the table (dev seed 504): a
+    correct "six" heard as "eight" (0.75); another word's takes fitted it as
+    a repeat (1.29), the six's clearly worse (1.50). "eight" was never
+    enrolled: no take of it speaks for it, and its bar is
+    ``mistake_unenrolled``, not ``mistake_enrolled``. An enrolled word heard
+    as surely, with the same fits, is a mistake."""
+    th = Thresholds()
+    eight = Evidence(words=(w("eight", 0.75),), decoded=(w("eight", 0.75),), expected=("six",),
+                     template_gap=0.65, template_word="six", template_fit=1.50,
+                     template_best_fit=1.29, enrolled=ENROLLED,
+                     loud_db=-22.2, reference_db=-25.9, floor_dbfs=-59.7)
+    assert th.mistake_enrolled < 0.75 < th.mistake_unenrolled
+    assert decide(eight, th).outcome == "unsure"
+    two = replace(eight, words=(w("two", 0.75),), decoded=(w("two", 0.75),))
+    assert decide(two, th).outcome == "mistake"
+    surer = replace(eight, words=(w("eight", th.mistake_unenrolled),),
+                    decoded=(w("eight", th.mistake_unenrolled),))
+    assert decide(surer, th).outcome == "mistake"

@@ -106,15 +106,22 @@ class Thresholds:
       the call owed's must fit at least this much worse before the takes
       speak against the call (correct calls whose takes fitted two words
       nearly alike were ruled wrong numbers without it).
-    - ``mistake_enrolled`` [0.5]: the confidence a wrong word then needs
-      instead of ``mistake``; only for a single heard word (the takes are
-      one-word repeats, compared with the stretch of all the words heard:
+    - ``mistake_enrolled`` [0.5]: the confidence a wrong word the player
+      enrolled then needs instead of ``mistake``; only for a single heard
+      word (the takes are one-word repeats, compared with the stretch of all the words heard:
       two words, or a word and another voice, are no repeat of any take),
       and not for a word the player never enrolled while the call owed's
       takes fit as a repeat (the word whose takes fit better is then not
       the word heard).
+    - ``mistake_unenrolled`` [0.8]: the lowered bar for a word the player
+      never enrolled ("eight", "ten", a card's sound): no take of it can
+      speak for it, only the call owed's against the call. Chosen just
+      above the surest such word a correct call, or a voice from another
+      seat, was heard as on the arrays' development tables with the takes
+      heard at the table, while the takes fitted another word better
+      (``bench/RESULTS.md``, "Words never enrolled: a higher bar").
     - ``template_wrong`` [1.0]: with no take fitting as a repeat, the bar
-      also falls to ``mistake_enrolled`` for a single word the player never
+      also falls, to ``mistake_unenrolled``, for a single word the player never
       enrolled ("nine", "zero", "ten") when the gap is at least this and the
       call owed's takes fit no repeat; a word they enrolled is judged by its
       own takes alone, which must then fit it. Chosen at twice the largest
@@ -142,6 +149,7 @@ class Thresholds:
     template_mistake: float = 0.3
     template_margin: float = 0.2
     mistake_enrolled: float = 0.5
+    mistake_unenrolled: float = 0.8
     template_wrong: float = 1.0
     unheard_fit: float = 1.05
     spot_fit: float = 1.05
@@ -273,7 +281,7 @@ def decide(ev: Evidence, th: Thresholds = DEFAULT) -> Verdict:
             # enrolled is judged by its own takes, which must fit it).
             lower = never_enrolled and not owed_repeat and gap >= th.template_wrong
         if lower and len(words) == 1:  # the takes are one-word repeats
-            bar = min(bar, th.mistake_enrolled)
+            bar = min(bar, th.mistake_unenrolled if never_enrolled else th.mistake_enrolled)
     caller = ev.reference_db is not None and ev.loud_db >= ev.reference_db - th.caller_db
     clear = ev.floor_dbfs is not None and ev.loud_db - ev.floor_dbfs >= th.clear_snr_db
     if (caller and clear and not ev.risen and len(words) <= th.max_words
