@@ -61,6 +61,27 @@ def test_the_worker_decodes_what_this_process_would(utterances: list[np.ndarray]
         there.close()
 
 
+def test_the_workers_peak_is_its_own_not_the_parents() -> None:
+    """The worker is started by fork and exec; getrusage's ``ru_maxrss``
+    survives an exec, so it reported this process's peak when that was
+    higher. Here a child process holds 300 MB and then starts a loop: the
+    worker's reported peak is its own (a decoder, tens of MB)."""
+    script = (
+        "import numpy as np\n"
+        "held = np.ones(300 * 2**20 // 8)\n"
+        "from companion.referee.phone_loop import PhoneLoop\n"
+        "loop = PhoneLoop(parallel=True)\n"
+        "loop.submit(np.zeros(16000, np.int16).tobytes())()\n"
+        "print(loop.worker_peak_mb, held.nbytes / 2**20)\n"
+        "loop.close()\n")
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                         check=True, timeout=60,
+                         cwd=Path(__file__).resolve().parents[1]).stdout.split()
+    worker_mb, held_mb = float(out[0]), float(out[1])
+    assert held_mb == 300
+    assert 5 < worker_mb < 150
+
+
 def test_the_one_word_dictionary_gives_the_full_dictionarys_phone_loop(
         utterances: list[np.ndarray]) -> None:
     """The loop's decoder does without the CMU dictionary (23 MB less): the

@@ -108,8 +108,22 @@ def _serve(inbox: Connection, outbox: Connection) -> None:
         except (EOFError, OSError):
             return
         path = best_path(d, pcm)
-        outbox.send((tag, path, time.process_time(),
-                     resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024))
+        outbox.send((tag, path, time.process_time(), peak_mb()))
+
+
+def peak_mb() -> float:
+    """This process's peak resident memory, MB: ``VmHWM`` in
+    ``/proc/self/status``, which starts afresh at exec; else ``ru_maxrss``,
+    which getrusage(2) keeps across an exec, so a worker started by
+    fork and exec would report its parent's peak if that was higher."""
+    try:
+        with open("/proc/self/status", encoding="ascii") as status:
+            for line in status:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1]) / 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
 class PhoneLoop:
