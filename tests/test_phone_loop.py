@@ -163,15 +163,25 @@ def test_a_decoder_with_only_the_words_listened_for_hears_what_the_whole_diction
     they listen for, read from the CMU dictionary file, with the English
     pack's phones after them ("hmm" for the phone sound): the same words and
     confidences as a decoder that loaded the whole CMU dictionary (as it did
-    before), utterance by utterance."""
+    before), utterance by utterance; the twin, whose phone loop shares its
+    decoder, the same as such a decoder sharing its phone loop."""
     import pocketsphinx
 
     spellings = Spellings.from_pack(load_pack("en"))
-    whole = SphinxRecognizer(spellings, phones=PhoneLoop(parallel=False))
-    whole._decoder = pocketsphinx.Decoder(lm=None, loglevel="FATAL", wip=whole.settings.wip,
-                                          wbeam=whole.settings.wbeam)
-    whole._logmath = whole._decoder.get_logmath()
-    whole.set_vocabulary(VOCABULARY)
+
+    def whole_dictionary() -> SphinxRecognizer:
+        rec = SphinxRecognizer(spellings, phones=PhoneLoop(parallel=False))
+        rec._decoder = pocketsphinx.Decoder(lm=None, loglevel="FATAL", wip=rec.settings.wip,
+                                            wbeam=rec.settings.wbeam)
+        rec._logmath = rec._decoder.get_logmath()
+        rec.set_vocabulary(VOCABULARY)
+        return rec
+
+    whole = whole_dictionary()
+    # The twin's phone loop is a second search of its grammar decoder: the
+    # same with the whole dictionary.
+    whole_twin = whole_dictionary()
+    whole_twin.phones.share(whole_twin._decoder)
     small = SphinxRecognizer(spellings, phones=PhoneLoop(parallel=False))
     small.set_vocabulary(VOCABULARY)
     twin = small.twin()
@@ -180,10 +190,30 @@ def test_a_decoder_with_only_the_words_listened_for_hears_what_the_whole_diction
     twin.follow(small)
     expected = [whole.decode(u) for u in utterances]
     assert [small.decode(u) for u in utterances] == expected
-    assert [twin.decode(u) for u in utterances] == expected
+    assert [twin.decode(u) for u in utterances] == [whole_twin.decode(u) for u in utterances]
     for name in ("hmm", "hmm(2)", "hmm(3)", "seven", "three"):
         assert small._decoder.lookup_word(name) == whole._decoder.lookup_word(name)
         assert twin._decoder.lookup_word(name) == whole._decoder.lookup_word(name)
     assert small._decoder.lookup_word("hmm(2)") == "HH AH M"  # the pack's, after the CMU one
     assert whole._decoder.lookup_word("seventeen") is not None
     assert small._decoder.lookup_word("seventeen") is None  # not the whole dictionary
+
+
+def test_a_shared_phone_loop_is_a_second_search_of_the_same_decoder(
+        utterances: list[np.ndarray]) -> None:
+    """``PhoneLoop.share``: the loop decodes with the grammar decoder it is
+    given, whose grammar still decodes after it; the first path is the one a
+    loop of its own finds (the same noise estimate to start from). A loop
+    that decodes in a worker cannot share."""
+    shared = recognizer(PhoneLoop(parallel=False))
+    shared.phones.share(shared._decoder)
+    pcm = with_floor(utterances[0], -60.0).tobytes()
+    assert shared.phones.submit(pcm)() == PhoneLoop(parallel=False).submit(pcm)()
+    assert [w.text for w in shared.decode(utterances[1])] == ["six"]
+    worker = PhoneLoop(parallel=True)
+    try:
+        if worker.parallel:
+            with pytest.raises(ValueError):
+                worker.share(shared._decoder)
+    finally:
+        worker.close()

@@ -40,6 +40,9 @@ PHONE_LM = "en-us/en-us-phone.lm.bin"
 """The bundled phone language model the loop searches with (pocketsphinx's
 ``en-us`` model folder)."""
 
+SEARCH = "phones"
+"""The name of the phone loop's search in its decoder."""
+
 
 SILENCE_FILLERS = "<s> SIL\n</s> SIL\n<sil> SIL\n"
 """A filler dictionary (pocketsphinx's ``-fdict``) with silence only: the
@@ -74,12 +77,21 @@ def new_decoder() -> Any:
     loop needs the acoustic model's phones, not words, so it gets a one-word
     dictionary (``one_word_decoder``), the same best path as with the whole
     one (``tests/test_phone_loop.py``)."""
+    d = one_word_decoder()
+    add_search(d)
+    d.activate_search(SEARCH)
+    return d
+
+
+def add_search(d: Any) -> None:
+    """Add the phone loop to decoder ``d`` as a search named ``SEARCH``
+    (activate it before each decode if ``d`` has others). The loop's best
+    path does not depend on the decoder's dictionary, fillers or word
+    settings (``tests/test_phone_loop.py``), so a grammar decoder can hold
+    it too. Raises what ``pocketsphinx.Decoder`` raises."""
     import pocketsphinx
 
-    d = one_word_decoder()
-    d.add_allphone_file("phones", pocketsphinx.get_model_path(PHONE_LM))
-    d.activate_search("phones")
-    return d
+    d.add_allphone_file(SEARCH, pocketsphinx.get_model_path(PHONE_LM))
 
 
 def best_path(d: Any, pcm: bytes) -> list[Seg]:
@@ -161,10 +173,25 @@ class PhoneLoop:
         with self._lock:
             self._start()
 
+    def share(self, decoder: Any) -> None:
+        """Decode the loop in this process with ``decoder`` (a pocketsphinx
+        decoder that also serves another search, e.g. a twin recognizer's
+        grammar) instead of a decoder of its own: one acoustic model in
+        memory instead of two, and one noise estimate (``-remove_noise``)
+        carried through both searches' decodes. Only for a loop that is not
+        ``parallel``; raises ``ValueError`` otherwise, and what
+        ``add_search`` raises."""
+        if self.parallel:
+            raise ValueError("a parallel phone loop decodes in its worker")
+        with self._lock:
+            add_search(decoder)
+            self._here = decoder
+
     def _decode_here(self, pcm: bytes) -> list[Seg]:
         with self._lock:
             if self._here is None:
                 self._here = new_decoder()
+            self._here.activate_search(SEARCH)
             return best_path(self._here, pcm)
 
     def _start(self) -> tuple[Connection, Connection] | None:

@@ -128,17 +128,24 @@ class SphinxRecognizer(Recognizer):
         self._twin: SphinxRecognizer | None = None
 
     def twin(self) -> SphinxRecognizer:
-        """A second pocketsphinx recognizer with its own decoders (made on
-        the first call; its phone loop decodes in this process): the model's
-        noise removal (``-remove_noise``) carries its noise estimate from
-        one utterance to the next, so a second hearing decoded by this one
-        would move the verdicts on the utterances after it. It reads the
-        same dictionary. Costs a second acoustic model's and phone loop's
-        memory (bench/RESULTS.md)."""
+        """A second pocketsphinx recognizer with a decoder of its own (made
+        on the first call): the model's noise removal (``-remove_noise``)
+        carries its noise estimate from one utterance to the next, so a
+        second hearing decoded by this one would move the verdicts on the
+        utterances after it. It reads the same dictionary, and its phone
+        loop is a second search of its one decoder, decoded in this process
+        (``PhoneLoop.share``). Costs a second acoustic model's memory
+        (bench/RESULTS.md). Raises ``RecognizerError`` if pocketsphinx
+        cannot load it."""
         if self._twin is None:
-            self._twin = SphinxRecognizer(self.spellings, self.settings,
-                                          phones=PhoneLoop(parallel=False),
-                                          dictionary=self.dictionary)
+            twin = SphinxRecognizer(self.spellings, self.settings,
+                                    phones=PhoneLoop(parallel=False), dictionary=self.dictionary)
+            try:
+                twin.phones.share(twin._decoder)
+            except (RuntimeError, ValueError, OSError) as exc:
+                raise RecognizerError(
+                    f"pocketsphinx's phone loop cannot be loaded: {exc}") from None
+            self._twin = twin
         return self._twin
 
     def _known(self, word: str, game_word: str) -> bool:
