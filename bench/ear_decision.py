@@ -46,14 +46,12 @@ SWEEP = (0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 0.95, 0.99, 1.01)
 """The ``mistake`` thresholds swept (1.01: no mistake by ear at all)."""
 SNR_GATES = (0.0, 20.0, 28.0)
 """The ``clear_snr_db`` values swept (0: no SNR gate)."""
-_recognizer: Any = None
 
 
 def evidence_of(job: tuple[str, str]) -> list[dict[str, Any]]:
     """Replay one session; the evidence of each utterance as plain data.
     Its rulings go to ``runs`` in ``tools/score.py``'s layout (reused from
     there when that file holds evidence already)."""
-    global _recognizer
     import time
 
     path, runs = job
@@ -62,6 +60,7 @@ def evidence_of(job: tuple[str, str]) -> list[dict[str, Any]]:
         kept = json.loads(out_file.read_text())
         if "evidence" in kept:
             return list(kept["evidence"])
+    from companion.referee import phone_loop
     from companion.referee.judge import EarSettings, audio_handler
     from companion.referee.recognizer import open_recognizer
     from companion.replay import replay_all
@@ -69,12 +68,17 @@ def evidence_of(job: tuple[str, str]) -> list[dict[str, Any]]:
     from companion.voice.pack import load_pack
 
     pack = load_pack("en")
-    if _recognizer is None:
-        _recognizer = open_recognizer(None, pack, notice=False)
+    # A fresh recognizer and phone-loop worker for every session, as each
+    # ``companion replay`` of tools/score.py has: pocketsphinx carries its
+    # noise estimate from one decode to the next, so a recognizer kept from
+    # session to session made a session's evidence depend on which sessions
+    # this pool process had replayed before it.
+    phone_loop.shared().close()
+    recognizer = open_recognizer(None, pack, notice=False)
     trace: list[Any] = []
     session = load_session(Path(path))
     t0 = time.perf_counter()
-    done = replay_all(session, on_audio=audio_handler(None, pack, recognizer=_recognizer,
+    done = replay_all(session, on_audio=audio_handler(None, pack, recognizer=recognizer,
                                                       settings=EarSettings(trace=trace)))
     wall = time.perf_counter() - t0
     out = [{**plain(ev), "outcome": verdict.outcome} for ev, verdict in trace]
