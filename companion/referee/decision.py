@@ -115,11 +115,12 @@ class Thresholds:
       the word heard).
     - ``mistake_unenrolled`` [0.8]: the lowered bar for a word the player
       never enrolled ("eight", "ten", a card's sound): no take of it can
-      speak for it, only the call owed's against the call. Chosen just
-      above the surest such word a correct call, or a voice from another
-      seat, was heard as on the arrays' development tables with the takes
-      heard at the table, while the takes fitted another word better
-      (``bench/RESULTS.md``, "Words never enrolled: a higher bar").
+      speak for it, only the call owed's against the call. Chosen above
+      every such word a correct caller's own call was heard as on the
+      arrays' development tables with the takes heard at the table while
+      the takes fitted another word better, and every one another seat's
+      voice was heard as with one microphone (``bench/RESULTS.md``, "Words
+      never enrolled: a higher bar").
     - ``template_wrong`` [1.0]: with no take fitting as a repeat, the bar
       also falls, to ``mistake_unenrolled``, for a single word the player never
       enrolled ("nine", "zero", "ten") when the gap is at least this and the
