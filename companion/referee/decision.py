@@ -108,11 +108,11 @@ class Thresholds:
       nearly alike were ruled wrong numbers without it).
     - ``mistake_enrolled`` [0.5]: the confidence a wrong word the player
       enrolled then needs instead of ``mistake``; only for a single heard
-      word (the takes are one-word repeats, compared with the stretch of all the words heard:
-      two words, or a word and another voice, are no repeat of any take),
-      and not for a word the player never enrolled while the call owed's
-      takes fit as a repeat (the word whose takes fit better is then not
-      the word heard).
+      word (the takes are one-word repeats, compared with the stretch of
+      all the words heard: two words, or a word and another voice, are no
+      repeat of any take), and not for a word the player never enrolled
+      while the call owed's takes fit as a repeat (the word whose takes
+      fit better is then not the word heard).
     - ``mistake_unenrolled`` [0.8]: the lowered bar for a word the player
       never enrolled ("eight", "ten", a card's sound): no take of it can
       speak for it, only the call owed's against the call. Chosen above
@@ -122,9 +122,9 @@ class Thresholds:
       voice was heard as with one microphone (``bench/RESULTS.md``, "Words
       never enrolled: a higher bar").
     - ``template_wrong`` [1.0]: with no take fitting as a repeat, the bar
-      also falls, to ``mistake_unenrolled``, for a single word the player never
-      enrolled ("nine", "zero", "ten") when the gap is at least this and the
-      call owed's takes fit no repeat; a word they enrolled is judged by its
+      also falls, to ``mistake_unenrolled``, for a single word the player
+      never enrolled ("nine", "zero", "ten") when the gap is at least this
+      and the call owed's takes fit no repeat; a word they enrolled is judged by its
       own takes alone, which must then fit it. Chosen at twice the largest
       gap of a correct call that met the other conditions of a mistake:
       correct calls in noise and the far field have large gaps too, and any
