@@ -178,9 +178,18 @@ def _step_costs(a: npt.NDArray[np.float32], templates: Sequence[npt.NDArray[np.f
     for i, t in enumerate(templates):
         pad[i, :len(t)] = t
     q = a.astype(np.float64)
-    square = (q * q).sum(axis=1)[None, :, None] + (pad * pad).sum(axis=2)[:, None, :]
-    cost = np.sqrt(np.maximum(square - 2 * (pad @ q.T).transpose(0, 2, 1), 0.0))
-    return np.where(np.arange(m)[None, None, :] >= lengths[:, None, None], np.inf, cost), lengths
+    # |x - y|^2 = |x|^2 + |y|^2 - 2 x.y, worked in place: a long stretch
+    # against every take makes each (k, n, m) array several MB.
+    cost = (q * q).sum(axis=1)[None, :, None] + (pad * pad).sum(axis=2)[:, None, :]
+    dots = pad @ q.T  # (k, m, n)
+    dots *= 2
+    cost -= dots.transpose(0, 2, 1)
+    del dots
+    np.maximum(cost, 0.0, out=cost)
+    np.sqrt(cost, out=cost)
+    for i, length in enumerate(lengths):
+        cost[i, :, length:] = np.inf
+    return cost, lengths
 
 
 def distances(a: npt.NDArray[np.float32],
@@ -202,22 +211,24 @@ def distances(a: npt.NDArray[np.float32],
     cost, lengths = _step_costs(a, templates)  # (k, n, m)
     m = cost.shape[2]
     inf = np.inf
-    # acc[:, i + 2, j + 2]: the best path weight to (i, j); two rows and columns of padding.
-    acc = np.full((k, n + 2, m + 2), inf)
+    # acc[:, (i + 2) % 3, j + 2]: the best path weight to (i, j), for the
+    # last three rows i (a step looks two rows back); two rows and columns
+    # of padding to begin with.
+    acc = np.full((k, 3, m + 2), inf)
     col = np.full((k, 1), inf)
     for i in range(n):
-        r = i + 2
+        r, r1, r2 = (i + 2) % 3, (i + 1) % 3, i % 3
         here = cost[:, i]
-        diag = acc[:, r - 1, 1:m + 1] + 2 * here
+        diag = acc[:, r1, 1:m + 1] + 2 * here
         left = np.concatenate((col, cost[:, i, :-1]), axis=1)  # cost(i, j-1)
-        wide = acc[:, r - 1, :m] + 2 * left + here  # from (i-1, j-2) via (i, j-1)
+        wide = acc[:, r1, :m] + 2 * left + here  # from (i-1, j-2) via (i, j-1)
         above = cost[:, i - 1] if i > 0 else np.full((k, m), inf)
-        tall = acc[:, r - 2, 1:m + 1] + 2 * above + here  # from (i-2, j-1) via (i-1, j)
+        tall = acc[:, r2, 1:m + 1] + 2 * above + here  # from (i-2, j-1) via (i-1, j)
         row = np.minimum(diag, np.minimum(wide, tall))
         if i == 0:
             row[:, 0] = 2 * cost[:, 0, 0]
         acc[:, r, 2:] = row
-    ends = acc[np.arange(k), n + 1, lengths + 1]
+    ends = acc[np.arange(k), (n + 1) % 3, lengths + 1]
     ok = lengths > 0
     out[ok] = ends[ok] / (n + lengths[ok])
     return out
@@ -245,21 +256,23 @@ def subsequence_distances(a: npt.NDArray[np.float32],
     m = cost.shape[2]
     inf = np.inf
     cols = np.arange(m)[None, :]
-    # acc/first[:, i + 2, j + 2]: the path reaching (i, j), its weighted cost and first row.
-    acc = np.full((k, n + 2, m + 2), inf)
-    first = np.zeros((k, n + 2, m + 2), dtype=np.int64)
+    # acc/first[:, (i + 2) % 3, j + 2]: the path reaching (i, j), its
+    # weighted cost and first row, for the last three rows i (as in
+    # ``distances``).
+    acc = np.full((k, 3, m + 2), inf)
+    first = np.zeros((k, 3, m + 2), dtype=np.int32)
     pad_col = np.full((k, 1), inf)
     best = np.full(k, inf)
     rows = np.arange(k)
     for i in range(n):
-        r = i + 2
+        r, r1, r2 = (i + 2) % 3, (i + 1) % 3, i % 3
         here = cost[:, i]
         left = np.concatenate((pad_col, cost[:, i, :-1]), axis=1)
         above = cost[:, i - 1] if i > 0 else np.full((k, m), inf)
         options = (
-            (acc[:, r - 1, 1:m + 1] + 2 * here, first[:, r - 1, 1:m + 1]),
-            (acc[:, r - 1, :m] + 2 * left + here, first[:, r - 1, :m]),
-            (acc[:, r - 2, 1:m + 1] + 2 * above + here, first[:, r - 2, 1:m + 1]),
+            (acc[:, r1, 1:m + 1] + 2 * here, first[:, r1, 1:m + 1]),
+            (acc[:, r1, :m] + 2 * left + here, first[:, r1, :m]),
+            (acc[:, r2, 1:m + 1] + 2 * above + here, first[:, r2, 1:m + 1]),
         )
         value, start = options[0]
         score = value / (i - start + 1 + cols + 1)
