@@ -55,7 +55,6 @@ import json
 import math
 import os
 import platform
-import resource
 import subprocess
 import sys
 import tempfile
@@ -76,6 +75,7 @@ import trials as tr
 
 from companion.audio.synth import Synth
 from companion.events import Say
+from companion.referee.phone_loop import peak_mb  # this process's own peak (VmHWM), MB
 
 DEFAULT_BACKENDS = ("companion-pocketsphinx", "companion-vosk", "ps-lm", "whisper-tiny")
 """The backends of a full run, the default recognizer first."""
@@ -209,19 +209,6 @@ def run_worker(name: str, clips: Path, result: Path) -> None:
     result.write_text(json.dumps({"backend": name, "load_s": load_s,
                                   "peak_mb": peak_mb() + helper_mb, "helper_mb": helper_mb,
                                   "records": records}))
-
-
-def peak_mb() -> float:
-    """This process's peak resident memory, MB: ``VmHWM`` of /proc/self/status,
-    which starts afresh at exec (``ru_maxrss`` would carry the parent's peak
-    over a fork), else ``ru_maxrss``."""
-    try:
-        for line in Path("/proc/self/status").read_text().splitlines():
-            if line.startswith("VmHWM:"):
-                return int(line.split()[1]) / 1024
-    except OSError:
-        pass
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
 def spawn(name: str, clips: Path, work: Path) -> dict[str, Any]:
