@@ -146,22 +146,37 @@ def features(pcm: npt.ArrayLike, margin_db: float = FLOOR_DB,
     around each frame instead (a word inside talk: the talk's cepstra
     would move the whole utterance's mean). Shape ``(0, 24)`` for audio
     shorter than one window."""
+    return _normalized(_cepstra(pcm, margin_db), local)
+
+
+def _cepstra(pcm: npt.ArrayLike, margin_db: float) -> npt.NDArray[np.float64]:
+    """The MFCCs c1..c12 of ``pcm`` cut to its loud part (``features``),
+    shape ``(frames, 12)``, mean not removed; ``(0, 12)`` for audio shorter
+    than one window."""
     x = trim(pcm, margin_db)
     size, step = len(_WINDOW), round(STEP_S * RATE)
     if len(x) < size:
-        return np.zeros((0, 2 * N_CEPS), dtype=np.float32)
+        return np.zeros((0, N_CEPS))
     x = np.append(x[0], x[1:] - 0.97 * x[:-1])  # pre-emphasis
     frames = np.lib.stride_tricks.sliding_window_view(x, size)[::step] * _WINDOW
     power = np.abs(np.fft.rfft(frames, N_FFT)) ** 2
     logmel = np.log(power @ _FB.T + 1e-3)
-    ceps = (logmel @ _DCT)[:, 1:N_CEPS + 1]
+    return np.asarray((logmel @ _DCT)[:, 1:N_CEPS + 1])
+
+
+def _normalized(ceps: npt.NDArray[np.float64], local: bool) -> npt.NDArray[np.float32]:
+    """``ceps`` (``_cepstra``; left unchanged) less their whole or local
+    mean, with their deltas, shape ``(frames, 24)``: what ``features``
+    gives."""
+    if len(ceps) == 0:
+        return np.zeros((0, 2 * N_CEPS), dtype=np.float32)
     if local:
         half = round(LOCAL_MEAN_S / STEP_S) // 2
         edged = np.pad(ceps, ((half + 1, half), (0, 0)), mode="edge")
         total = np.cumsum(edged, axis=0)
         ceps = ceps - (total[2 * half + 1:] - total[:-2 * half - 1]) / (2 * half + 1)
     else:
-        ceps -= ceps.mean(axis=0)
+        ceps = ceps - ceps.mean(axis=0)
     delta = np.gradient(ceps, axis=0) if len(ceps) > 1 else np.zeros_like(ceps)
     return np.hstack([ceps, delta]).astype(np.float32)
 
@@ -451,7 +466,8 @@ class Enrollment:
         owed = {w.strip().lower() for w in expected}
         if not owed <= set(mine) or not set(mine) - owed:
             return None
-        feats = features(pcm, margin)
+        ceps = _cepstra(pcm, margin)
+        feats = _normalized(ceps, local=False)
         if len(feats) < MIN_FRAMES:
             return None
         words = [w for w, takes in mine.items() for _ in takes]
@@ -460,8 +476,7 @@ class Enrollment:
         if within and not _told(near, owed):
             # Too long for some takes (the word with talk or a reverberant
             # tail around it): each take against the stretch it fits best.
-            near = _nearest(words, subsequence_distances(features(pcm, margin, local=True),
-                                                         flat))
+            near = _nearest(words, subsequence_distances(_normalized(ceps, local=True), flat))
         word = min(owed, key=lambda w: near[w])
         other = min(d for w, d in near.items() if w not in owed)
         if not _told(near, owed):
