@@ -95,8 +95,11 @@ class SteeredEar:
         own start (seconds, table clock): a player's word followed at once
         by the caller's (no pause the segmenter could end the utterance at)
         becomes two says, each with its speaker, instead of one with the
-        first voice's seat. Each say keeps the decision's confidence of its
-        words; a word whose seat is unsure stays with the words before it
+        first voice's seat. Each say keeps the utterance's confidence (its
+        least confident word's: the decision gives all the words of an
+        utterance judged against a call owed the same, and the recognizer's
+        own confidence of a word no call was owed for is no sure word
+        alone); a word whose seat is unsure stays with the words before it
         (a voice going on rises in no beam, so its later words rarely have
         a sure seat of their own)."""
         say = heard.to_say()
@@ -117,7 +120,7 @@ class SteeredEar:
             first, last = k == 0, k == len(groups) - 1
             out.append(Say(t=say.t if first else words[0].start,
                            text=" ".join(w.text for w in words),
-                           confidence=min(w.confidence for w in words),
+                           confidence=say.confidence,
                            end=say.end if last else words[-1].end, seat=seat))
         return out
 
