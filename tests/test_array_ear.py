@@ -168,6 +168,32 @@ def test_in_a_quiet_room_music_gives_the_seat_the_flat_beam_rise_cannot(tmp_path
     assert len(by_rise_alone) < len(estimates)
 
 
+def test_estimates_that_agree_add_their_leads_each_on_its_own_scale() -> None:
+    # A call through talk (as seed 500's talk-10 dB round 3, usb4, at the
+    # call's onset): the rise leads by 0.8 dB and whitened MUSIC by 2.1 dB,
+    # each short of its own bar, while plain MUSIC names the talker. The two
+    # that agree give the seat together; neither alone would.
+    rises = {"Abby": 13.0, "Beth": 14.3, "Carter": 13.5, "Ezra": 12.0}
+    music = {"Abby": -3.0, "Beth": -0.5, "Carter": -2.0, "Ezra": 0.0}
+    whitened = {"Abby": -4.0, "Beth": 0.0, "Carter": -2.1, "Ezra": -3.0}
+    player, confidence = seats.agreement(rises, music, whitened)
+    assert player == "Beth"
+    assert 0.8 / seats.SURE_DB + 2.1 / seats.WHITENED_SURE_DB > 1.0
+    assert confidence == 1.0
+    # Less sure, the sum shows: whitened MUSIC 1.0 dB ahead.
+    less = {**whitened, "Carter": -1.0}
+    assert seats.agreement(rises, music, less)[1] == pytest.approx(
+        0.8 / seats.SURE_DB + 1.0 / seats.WHITENED_SURE_DB)
+    assert seats.best_lead(rises)[1] < seats.SURE_DB
+    assert seats.best_lead(whitened)[1] < seats.WHITENED_SURE_DB
+    # Without whitened MUSIC's word, the rise alone says nothing: plain
+    # MUSIC names another seat.
+    whitened_elsewhere = {**whitened, "Carter": 0.5}
+    assert seats.agreement(rises, music, whitened_elsewhere) == ("Beth", 0.0)
+    # The confidence is capped at 1.
+    assert seats.agreement({**rises, "Beth": 20.0}, {**music, "Beth": 5.0}, whitened)[1] == 1.0
+
+
 def test_setup_locates_each_voice_within_a_grid_step_in_a_quiet_room(tmp_path: Path) -> None:
     # At setup each player speaks alone; the beam rise alone put these
     # voices (seed 9) up to 10 degrees off, MUSIC's direction (kept when near
@@ -259,9 +285,11 @@ def test_replay_of_a_multichannel_round_takes_no_call_from_another_seat(tmp_path
     assert len(oks) == len(rendered.calls)
 
 
-def _heard_in_scene(azimuths: tuple[float, float]) -> list[Say]:
+def _heard_in_scene(azimuths: tuple[float, float],
+                    confidences: tuple[float, float] = (1.0, 1.0)) -> list[Say]:
     """"two" from ``azimuths[0]``, then 0.3 s later "two" from
-    ``azimuths[1]``: one utterance for the segmenter, given to the array."""
+    ``azimuths[1]``: one utterance for the segmenter, given to the array
+    with the words' ``confidences``."""
     two_a, two_b = roomsim.fsdd_take(2, "george", 10), roomsim.fsdd_take(2, "jackson", 10)
     first, second = 1.5, 1.5 + len(two_a) / RATE + 0.3
     pcm = roomsim.render_scene([(azimuths[0], first, 0.1 * two_a),
@@ -272,8 +300,8 @@ def _heard_in_scene(azimuths: tuple[float, float]) -> list[Say]:
     ear.steer_at("Beth", 0.0)
     for i in range(0, len(pcm), 480):
         ear.feed(pcm[i:i + 480], 0.0 if i == 0 else None)
-    words = (Word("two", first, first + len(two_a) / RATE, 1.0),
-             Word("two", second, second + len(two_b) / RATE, 1.0))
+    words = (Word("two", first, first + len(two_a) / RATE, confidences[0]),
+             Word("two", second, second + len(two_b) / RATE, confidences[1]))
     return ear.says(Heard(onset=first, end=words[1].end, words=words))
 
 
@@ -284,6 +312,17 @@ def test_an_utterance_of_two_voices_becomes_two_says_each_with_its_seat() -> Non
     # One voice saying both words stays one say, with that voice's seat.
     alone = _heard_in_scene((40.0, 40.0))
     assert [(s.text, s.seat) for s in alone] == [("two two", "Abby")]
+
+
+def test_a_word_split_off_to_another_seat_keeps_the_utterances_confidence() -> None:
+    # An utterance that began with nothing owed (before a flip) keeps the
+    # recognizer's own confidence per word, which no decision judged: a
+    # second word at 0.99 after a first at 0.58 is not a sure word of its
+    # own (a dev room, talk at 5 dB, 6-mic: a talker's "hmmrrr" split off to
+    # the caller's seat after the flip and was ruled the caller's mistake).
+    says = _heard_in_scene((40.0, 220.0), confidences=(0.58, 0.99))
+    assert [(s.text, s.seat) for s in says] == [("two", "Abby"), ("two", "Beth")]
+    assert [s.confidence for s in says] == [0.58, 0.58]
 
 
 @pytest.mark.slow

@@ -32,10 +32,13 @@ Three estimates of the seat, each good where another is weak, must agree:
   on, which plain MUSIC does not; in a quiet room it is less sharp.
 
 A seat is given to the engines (``SeatEstimate.sure``) only when the rise
-names it together with MUSIC, one of the two clearly ahead (the rise by
-``SURE_DB`` over the next seat, or MUSIC by ``MUSIC_SURE_DB``), or together
-with whitened MUSIC clearly ahead (``WHITENED_SURE_DB``). A closer or split
-call says nothing about the seat.
+names it together with MUSIC or whitened MUSIC, and the leads over the next
+seat of the estimates that name it, each divided by its own scale
+(``SURE_DB``, ``MUSIC_SURE_DB``, ``WHITENED_SURE_DB``: the lead at which that
+estimate alone is clearly ahead), add up to at least 1: one estimate
+clearly ahead, or two or three that agree, each less sure (independent
+witnesses that agree are worth more than the surest of them alone). A
+split call says nothing about the seat.
 
 MUSIC is written here in numpy, not taken from pyroomacoustics at run time:
 importing that package brings all of it and scipy, more memory than the
@@ -94,10 +97,11 @@ it alone named a wrong seat on the same rounds (bench/RESULTS.md)."""
 @dataclass(frozen=True)
 class SeatEstimate:
     """The seat an utterance came from. ``player``: the seat whose beam rose
-    most. ``confidence``: 0..1, the largest margin over the next seat, each
-    on its own scale (``SURE_DB``, ``MUSIC_SURE_DB``, ``WHITENED_SURE_DB``;
-    a scale, not a probability), of the estimates that count: the rise's and
-    MUSIC's when MUSIC names ``player``, whitened MUSIC's when it does.
+    most. ``confidence``: 0..1 (capped), the leads over the next seat of
+    the estimates that name ``player``, each divided by its own scale
+    (``SURE_DB``, ``MUSIC_SURE_DB``, ``WHITENED_SURE_DB``) and summed: the
+    rise's and that of each MUSIC estimate that names ``player`` too (0
+    when neither does; a scale, not a probability).
     ``rises``: per player, the beam's power rise at the onset, dB.
     ``music``, ``whitened``: per player, the normalized MUSIC
     pseudo-spectrum, plain and whitened, dB (0 at the best seat)."""
@@ -173,16 +177,26 @@ def estimate_seat(beam: Beamformer, seats: Mapping[str, float], onset: float
         rises[name] = float(np.mean(10 * np.log10(p1 / p0)))  # each bin counts alike
     music = dict(zip(names, music_spectrum(post, d).tolist(), strict=True))
     whitened = dict(zip(names, music_spectrum(post, d, before_cov).tolist(), strict=True))
+    best, confidence = agreement(rises, music, whitened)
+    return SeatEstimate(player=best, confidence=confidence, rises=rises, music=music,
+                        whitened=whitened)
+
+
+def agreement(rises: Mapping[str, float], music: Mapping[str, float],
+              whitened: Mapping[str, float]) -> tuple[str, float]:
+    """The seat whose beam rose most and the confidence the three estimates
+    (per seat, dB) give it, 0..1: the rise's lead over the next seat divided
+    by ``SURE_DB``, plus MUSIC's divided by ``MUSIC_SURE_DB`` when MUSIC names
+    the same seat, plus whitened MUSIC's divided by ``WHITENED_SURE_DB`` when
+    it does; 0 when neither names it, capped at 1."""
     best, rise_lead = best_lead(rises)
-    music_best, music_lead = best_lead(music)
-    whitened_best, whitened_lead = best_lead(whitened)
-    lead = 0.0
-    if music_best == best:
-        lead = max(rise_lead / SURE_DB, music_lead / MUSIC_SURE_DB)
-    if whitened_best == best:
-        lead = max(lead, whitened_lead / WHITENED_SURE_DB)
-    return SeatEstimate(player=best, confidence=min(1.0, max(0.0, lead)), rises=rises,
-                        music=music, whitened=whitened)
+    leads = [best_lead(estimate) for estimate in (music, whitened)]
+    agreeing = [margin / scale for (named, margin), scale
+                in zip(leads, (MUSIC_SURE_DB, WHITENED_SURE_DB), strict=True) if named == best]
+    if not agreeing:
+        return best, 0.0
+    lead = rise_lead / SURE_DB + sum(agreeing)
+    return best, min(1.0, max(0.0, lead))
 
 
 LOCATE_STEP_DEG = 5.0
