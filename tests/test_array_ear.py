@@ -168,30 +168,31 @@ def test_in_a_quiet_room_music_gives_the_seat_the_flat_beam_rise_cannot(tmp_path
     assert len(by_rise_alone) < len(estimates)
 
 
-def test_estimates_that_agree_add_their_leads_each_on_its_own_scale() -> None:
+def test_for_the_seat_whose_turn_it_is_agreeing_estimates_add_their_leads() -> None:
     # A call through talk (as seed 500's talk-10 dB round 3, usb4, at the
     # call's onset): the rise leads by 0.8 dB and whitened MUSIC by 2.1 dB,
-    # each short of its own bar, while plain MUSIC names the talker. The two
-    # that agree give the seat together; neither alone would.
+    # each short of its own bar, while plain MUSIC names the talker.
     rises = {"Abby": 13.0, "Beth": 14.3, "Carter": 13.5, "Ezra": 12.0}
     music = {"Abby": -3.0, "Beth": -0.5, "Carter": -2.0, "Ezra": 0.0}
     whitened = {"Abby": -4.0, "Beth": 0.0, "Carter": -2.1, "Ezra": -3.0}
-    player, confidence = seats.agreement(rises, music, whitened)
-    assert player == "Beth"
-    assert 0.8 / seats.SURE_DB + 2.1 / seats.WHITENED_SURE_DB > 1.0
-    assert confidence == 1.0
-    # Less sure, the sum shows: whitened MUSIC 1.0 dB ahead.
-    less = {**whitened, "Carter": -1.0}
-    assert seats.agreement(rises, music, less)[1] == pytest.approx(
-        0.8 / seats.SURE_DB + 1.0 / seats.WHITENED_SURE_DB)
     assert seats.best_lead(rises)[1] < seats.SURE_DB
     assert seats.best_lead(whitened)[1] < seats.WHITENED_SURE_DB
-    # Without whitened MUSIC's word, the rise alone says nothing: plain
-    # MUSIC names another seat.
-    whitened_elsewhere = {**whitened, "Carter": 0.5}
-    assert seats.agreement(rises, music, whitened_elsewhere) == ("Beth", 0.0)
-    # The confidence is capped at 1.
-    assert seats.agreement({**rises, "Beth": 20.0}, {**music, "Beth": 5.0}, whitened)[1] == 1.0
+    assert 0.8 / seats.SURE_DB + 2.1 / seats.WHITENED_SURE_DB > 1.0
+    # Beth's turn: the two that agree give her seat together (capped at 1).
+    assert seats.agreement(rises, music, whitened, expected="Beth") == ("Beth", 1.0)
+    # Another player's turn: Beth's seat needs one estimate clearly ahead,
+    # and neither is (the largest lead, whitened MUSIC's, counts).
+    player, confidence = seats.agreement(rises, music, whitened, expected="Abby")
+    assert player == "Beth"
+    assert confidence == pytest.approx(2.1 / seats.WHITENED_SURE_DB)
+    assert seats.agreement(rises, music, whitened) == (player, confidence)
+    # Less sure, the sum shows: whitened MUSIC 1.0 dB ahead.
+    less = {**whitened, "Carter": -1.0}
+    assert seats.agreement(rises, music, less, expected="Beth")[1] == pytest.approx(
+        0.8 / seats.SURE_DB + 1.0 / seats.WHITENED_SURE_DB)
+    # Neither MUSIC estimate naming the rise's seat: nothing, whoever's turn.
+    elsewhere = {**whitened, "Carter": 0.5}
+    assert seats.agreement(rises, music, elsewhere, expected="Beth") == ("Beth", 0.0)
 
 
 def test_setup_locates_each_voice_within_a_grid_step_in_a_quiet_room(tmp_path: Path) -> None:

@@ -32,13 +32,17 @@ Three estimates of the seat, each good where another is weak, must agree:
   on, which plain MUSIC does not; in a quiet room it is less sharp.
 
 A seat is given to the engines (``SeatEstimate.sure``) only when the rise
-names it together with MUSIC or whitened MUSIC, and the leads over the next
-seat of the estimates that name it, each divided by its own scale
-(``SURE_DB``, ``MUSIC_SURE_DB``, ``WHITENED_SURE_DB``: the lead at which that
-estimate alone is clearly ahead), add up to at least 1: one estimate
-clearly ahead, or two or three that agree, each less sure (independent
-witnesses that agree are worth more than the surest of them alone). A
-split call says nothing about the seat.
+names it together with MUSIC or whitened MUSIC, each estimate's lead over
+the next seat measured against its own bar (``SURE_DB``, ``MUSIC_SURE_DB``,
+``WHITENED_SURE_DB``: the lead at which that estimate alone is clearly
+ahead). Any seat is given when MUSIC names it and MUSIC or the rise is
+clearly ahead, or when whitened MUSIC names it clearly ahead. The seat of
+the player whose turn it is (the one the beam is steered at) is also given
+when the leads of those that name it, each divided by its bar, add up to
+1: in talk the rise and whitened MUSIC often agree on the caller, each
+short of its bar, and a voice from the seat whose turn it is needs less
+evidence than one from another seat, which would keep the caller's own
+call from being theirs. A split call says nothing about the seat.
 
 MUSIC is written here in numpy, not taken from pyroomacoustics at run time:
 importing that package brings all of it and scipy, more memory than the
@@ -97,11 +101,10 @@ it alone named a wrong seat on the same rounds (bench/RESULTS.md)."""
 @dataclass(frozen=True)
 class SeatEstimate:
     """The seat an utterance came from. ``player``: the seat whose beam rose
-    most. ``confidence``: 0..1 (capped), the leads over the next seat of
-    the estimates that name ``player``, each divided by its own scale
-    (``SURE_DB``, ``MUSIC_SURE_DB``, ``WHITENED_SURE_DB``) and summed: the
-    rise's and that of each MUSIC estimate that names ``player`` too (0
-    when neither does; a scale, not a probability).
+    most. ``confidence``: 0..1, from the estimates' leads over the next
+    seat, each divided by its own bar (``agreement``: the largest of them,
+    or for the seat whose turn it is their sum; a scale, not a
+    probability).
     ``rises``: per player, the beam's power rise at the onset, dB.
     ``music``, ``whitened``: per player, the normalized MUSIC
     pseudo-spectrum, plain and whitened, dB (0 at the best seat)."""
@@ -152,12 +155,13 @@ def best_lead(scores: Mapping[str, float]) -> tuple[str, float]:
     return order[0], scores[order[0]] - scores[order[1]]
 
 
-def estimate_seat(beam: Beamformer, seats: Mapping[str, float], onset: float
-                  ) -> SeatEstimate | None:
+def estimate_seat(beam: Beamformer, seats: Mapping[str, float], onset: float,
+                  expected: str | None = None) -> SeatEstimate | None:
     """The seat of the utterance starting at ``onset`` (table seconds), from
     the frames ``beam`` kept, for ``seats`` (player -> azimuth in degrees).
-    None when the frames around the onset are no longer (or not yet) kept,
-    or fewer than two seats are known."""
+    ``expected``: the player whose turn it is to speak, whose seat needs
+    less evidence (``agreement``). None when the frames around the onset
+    are no longer (or not yet) kept, or fewer than two seats are known."""
     if len(seats) < 2:
         return None
     before = beam.recent(onset - BEFORE_S, onset - GAP_S)
@@ -177,25 +181,37 @@ def estimate_seat(beam: Beamformer, seats: Mapping[str, float], onset: float
         rises[name] = float(np.mean(10 * np.log10(p1 / p0)))  # each bin counts alike
     music = dict(zip(names, music_spectrum(post, d).tolist(), strict=True))
     whitened = dict(zip(names, music_spectrum(post, d, before_cov).tolist(), strict=True))
-    best, confidence = agreement(rises, music, whitened)
+    best, confidence = agreement(rises, music, whitened, expected)
     return SeatEstimate(player=best, confidence=confidence, rises=rises, music=music,
                         whitened=whitened)
 
 
 def agreement(rises: Mapping[str, float], music: Mapping[str, float],
-              whitened: Mapping[str, float]) -> tuple[str, float]:
+              whitened: Mapping[str, float], expected: str | None = None
+              ) -> tuple[str, float]:
     """The seat whose beam rose most and the confidence the three estimates
-    (per seat, dB) give it, 0..1: the rise's lead over the next seat divided
-    by ``SURE_DB``, plus MUSIC's divided by ``MUSIC_SURE_DB`` when MUSIC names
-    the same seat, plus whitened MUSIC's divided by ``WHITENED_SURE_DB`` when
-    it does; 0 when neither names it, capped at 1."""
+    (per seat, dB) give it, 0..1 (capped), each estimate's lead over the
+    next seat divided by its own bar (``SURE_DB``, ``MUSIC_SURE_DB``,
+    ``WHITENED_SURE_DB``). For any seat: the largest of the rise's and
+    MUSIC's when MUSIC names the seat too, and whitened MUSIC's when it
+    does. For the ``expected`` speaker's seat (whose turn it is): the rise's
+    plus each MUSIC estimate's that names it, the sum of agreeing evidence,
+    since a voice from the seat whose turn it is needs less of it than one
+    from another seat. 0 when neither MUSIC estimate names the seat."""
     best, rise_lead = best_lead(rises)
-    leads = [best_lead(estimate) for estimate in (music, whitened)]
-    agreeing = [margin / scale for (named, margin), scale
-                in zip(leads, (MUSIC_SURE_DB, WHITENED_SURE_DB), strict=True) if named == best]
+    music_best, music_lead = best_lead(music)
+    whitened_best, whitened_lead = best_lead(whitened)
+    agreeing = []
+    if music_best == best:
+        agreeing.append(music_lead / MUSIC_SURE_DB)
+    if whitened_best == best:
+        agreeing.append(whitened_lead / WHITENED_SURE_DB)
     if not agreeing:
         return best, 0.0
-    lead = rise_lead / SURE_DB + sum(agreeing)
+    if best == expected:
+        lead = rise_lead / SURE_DB + sum(agreeing)
+    else:
+        lead = max([*agreeing, rise_lead / SURE_DB if music_best == best else 0.0])
     return best, min(1.0, max(0.0, lead))
 
 

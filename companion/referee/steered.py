@@ -82,8 +82,9 @@ class SteeredEar:
         return self.beam.process(x, t)
 
     def seat_of(self, onset: float) -> SeatEstimate | None:
-        """Where the utterance starting at ``onset`` came from (None: unknown)."""
-        return estimate_seat(self.beam, self.seating.seats, onset)
+        """Where the utterance starting at ``onset`` came from (None:
+        unknown); the player steered at is the one expected to speak."""
+        return estimate_seat(self.beam, self.seating.seats, onset, self.target)
 
     def says(self, heard: Heard) -> list[Say]:
         """``heard`` as ``say`` events (at least one), each with its ``seat``
