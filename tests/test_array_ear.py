@@ -195,6 +195,21 @@ def test_for_the_seat_whose_turn_it_is_agreeing_estimates_add_their_leads() -> N
     assert seats.agreement(rises, music, elsewhere, expected="Beth") == ("Beth", 0.0)
 
 
+def test_the_player_expected_is_whose_turn_it_was_when_the_word_was_said() -> None:
+    # An utterance is decided after it ends; by then a flip may have steered
+    # the beam at the next caller. The word's seat is weighed for the player
+    # whose turn it was at the word.
+    seating = Seating(positions=roomsim.ARRAYS["usb4"],
+                      seats={"Abby": 40.0, "Beth": 220.0, "Carter": 130.0})
+    ear = SteeredEar(seating, RATE)
+    ear.steer_at("Abby", 1.0)
+    ear.steer_at("Beth", 3.0)
+    ear.steer_at("Nobody", 4.0)  # no seat: the beam and the turn stay
+    assert ear.target == "Beth"
+    assert [ear.expected_at(t) for t in (0.5, 1.0, 2.9, 3.0, 5.0)] == [
+        None, "Abby", "Abby", "Beth", "Beth"]
+
+
 def test_setup_locates_each_voice_within_a_grid_step_in_a_quiet_room(tmp_path: Path) -> None:
     # At setup each player speaks alone; the beam rise alone put these
     # voices (seed 9) up to 10 degrees off, MUSIC's direction (kept when near

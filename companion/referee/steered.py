@@ -18,6 +18,7 @@ a little before the first game word's start, and each later word's).
 
 from __future__ import annotations
 
+from collections import deque
 from collections.abc import Sequence
 
 import msgspec
@@ -41,6 +42,11 @@ every condition, true onsets shifted by -0.1 to +0.15 s); the figures are
 in bench/RESULTS.md, "Microphone arrays (issue 18)"."""
 
 
+TURNS_KEPT = 64
+"""Steers remembered for ``SteeredEar.expected_at`` (a Nasty 7 round of
+13 flips several times over)."""
+
+
 class SteeredEar:
     """A ``Beamformer`` and a seat estimate for one table's ``seating``, on
     audio at ``rate`` Hz with one channel per microphone (``channels``: which
@@ -52,6 +58,7 @@ class SteeredEar:
         self.beam = Beamformer(np.asarray(seating.positions), rate)
         self.target: str | None = None
         self.select = tuple(channels) if channels is not None else None
+        self._turns: deque[tuple[float, str]] = deque(maxlen=TURNS_KEPT)
 
     @property
     def channels(self) -> int:
@@ -66,6 +73,16 @@ class SteeredEar:
             return
         self.beam.steer(self.seating.seats[player], now)
         self.target = player
+        self._turns.append((now if now is not None else self.beam.last_time() or 0.0, player))
+
+    def expected_at(self, t: float) -> str | None:
+        """The player steered at, at table time ``t`` seconds: whose turn it
+        was then (an utterance is decided after it ends, when the turn may
+        have moved on). None before the first steer that is still kept."""
+        for since, player in reversed(self._turns):
+            if since <= t:
+                return player
+        return None
 
     def feed(self, block: npt.ArrayLike, t: float | None = None
              ) -> tuple[npt.NDArray[np.int16], float | None]:
@@ -83,8 +100,8 @@ class SteeredEar:
 
     def seat_of(self, onset: float) -> SeatEstimate | None:
         """Where the utterance starting at ``onset`` came from (None:
-        unknown); the player steered at is the one expected to speak."""
-        return estimate_seat(self.beam, self.seating.seats, onset, self.target)
+        unknown); the player steered at then is the one expected to speak."""
+        return estimate_seat(self.beam, self.seating.seats, onset, self.expected_at(onset))
 
     def says(self, heard: Heard) -> list[Say]:
         """``heard`` as ``say`` events (at least one), each with its ``seat``
