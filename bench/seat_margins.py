@@ -8,7 +8,7 @@ word start, which may be late) asks ``companion.referee.seats`` for the
 seat. Prints per array and condition, for the beam power rise alone (sure
 at ``SURE_DB``), MUSIC alone (sure at ``MUSIC_SURE_DB``), whitened MUSIC
 alone (``WHITENED_SURE_DB``) and the estimate the ear uses ("all": see
-``companion.referee.seats``):
+``companion.referee.seats``; the caller is the player whose turn it is):
 
 - best right: the estimate's best seat is the caller's;
 - sure right / sure wrong: a seat given as sure, the caller's or another's;
@@ -131,19 +131,20 @@ def main() -> None:
                     assert session.seating is not None
                     pcm, rate = read_wav_channels(rendered.path.with_suffix(".wav"))
                     ear = SteeredEar(session.seating, rate)
+                    # (time, condition, who spoke, whose turn it was)
                     asks = sorted(
-                        [(c.onset_t + s, condition, c.player) for c in rendered.calls
+                        [(c.onset_t + s, condition, c.player, c.player) for c in rendered.calls
                          for s in shifts]
-                        + [(c.prompt[1], f"{condition}_prompt", c.prompt[0])
+                        + [(c.prompt[1], f"{condition}_prompt", c.prompt[0], c.player)
                            for c in rendered.calls if c.prompt is not None])
                     k = 0
                     for i in range(0, len(pcm), BLOCK):
                         ear.feed(pcm[i:i + BLOCK], 0.0 if i == 0 else None)
                         now = (i + BLOCK) / rate
                         while k < len(asks) and asks[k][0] + AFTER_S <= now:
-                            at, cond, truth = asks[k]
+                            at, cond, truth, turn = asks[k]
                             k += 1
-                            est = ear.seat_of(at)
+                            est = estimate_seat(ear.beam, session.seating.seats, at, turn)
                             if est is None:
                                 continue
                             if cond == condition and any(
