@@ -382,6 +382,23 @@ def test_a_number_never_enrolled_is_a_mistake_when_the_call_owed_fits_far_worse(
     assert decide(replace(three, template_best_fit=th.template_fit - 0.1), th).outcome == "mistake"
 
 
+def test_takes_that_fit_nothing_give_no_far_worse_gap() -> None:
+    """The 4-mic array, a talker at a wrong seat, the files' takes (dev
+    seed 504): a correct "five" heard as "nine" at 0.99, and the five's
+    takes fitting it 1.01 worse than another word's; but no take of any
+    word fit it within ``template_wrong_fit`` (2.44: clean takes, the call
+    across a reverberant room), so the gap is no evidence of the word."""
+    th = Thresholds()
+    heard = (w("nine", 0.988),)
+    far = replace(enrolled("nine", 0.988, gap=1.01, fit=2.78, best_fit=2.44),
+                  expected=("five",), template_word="five", words=heard, decoded=heard)
+    assert far.template_best_fit is not None
+    assert far.template_best_fit > th.template_wrong_fit
+    assert decide(far, th).outcome == "unsure"
+    # The same evidence with a take that fits it (a wrong number caught on
+    # the development split, best fit 1.68) is a mistake.
+    assert decide(replace(far, template_best_fit=1.68, template_fit=2.69), th).outcome == "mistake"
+
 def test_no_game_word_is_the_call_only_when_the_callers_takes_fit_it_as_a_repeat() -> None:
     th = Thresholds()
     none = Evidence(words=(), decoded=(), expected=("six",), template_gap=th.template_right - 1,

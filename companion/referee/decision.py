@@ -129,6 +129,14 @@ class Thresholds:
       gap of a correct call that met the other conditions of a mistake:
       correct calls in noise and the far field have large gaps too, and any
       other voice fits the caller's takes far worse.
+    - ``template_wrong_fit`` [2.0]: and only while the best-fitting take of
+      any word fits what was heard within this: when no take fits it even
+      that well (the player's takes recorded close, the call heard across a
+      reverberant room), the takes say nothing of which word it was, and
+      the gap is no evidence. Chosen between the fits of the wrong numbers
+      this rule caught on the development sets and that of a correct call
+      it ruled a mistake in a simulated room (``bench/RESULTS.md``, "Takes
+      that fit nothing").
     - ``unheard_fit`` [1.05]: an utterance in which the recognizer found no
       game word at all is the call owed when the caller's takes of it fit
       best of all their words (a gap at or below ``template_right``) and
@@ -152,6 +160,7 @@ class Thresholds:
     mistake_enrolled: float = 0.5
     mistake_unenrolled: float = 0.8
     template_wrong: float = 1.0
+    template_wrong_fit: float = 2.0
     unheard_fit: float = 1.05
     spot_fit: float = 1.05
 
@@ -279,8 +288,10 @@ def decide(ev: Evidence, th: Thresholds = DEFAULT) -> Verdict:
         else:
             # No take fits as a repeat: only the call owed's fitting far worse,
             # and not as a repeat, for a word never enrolled (a word they
-            # enrolled is judged by its own takes, which must fit it).
-            lower = never_enrolled and not owed_repeat and gap >= th.template_wrong
+            # enrolled is judged by its own takes, which must fit it), and
+            # only while some take fits it at all.
+            lower = (never_enrolled and not owed_repeat and gap >= th.template_wrong
+                     and best is not None and best <= th.template_wrong_fit)
         if lower and len(words) == 1:  # the takes are one-word repeats
             bar = min(bar, th.mistake_unenrolled if never_enrolled else th.mistake_enrolled)
     caller = ev.reference_db is not None and ev.loud_db >= ev.reference_db - th.caller_db
