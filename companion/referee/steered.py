@@ -56,9 +56,13 @@ class SteeredEar:
                  channels: Sequence[int] | None = None) -> None:
         self.seating = seating
         self.beam = Beamformer(np.asarray(seating.positions), rate)
-        self.target: str | None = None
         self.select = tuple(channels) if channels is not None else None
         self._turns: deque[tuple[float, str]] = deque(maxlen=TURNS_KEPT)
+
+    @property
+    def target(self) -> str | None:
+        """The player the beam is steered at now (None before any steer)."""
+        return self._turns[-1][1] if self._turns else None
 
     @property
     def channels(self) -> int:
@@ -72,7 +76,6 @@ class SteeredEar:
         if player is None or player not in self.seating.seats:
             return
         self.beam.steer(self.seating.seats[player], now)
-        self.target = player
         self._turns.append((now if now is not None else self.beam.last_time() or 0.0, player))
 
     def expected_at(self, t: float) -> str | None:
