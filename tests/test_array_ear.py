@@ -362,3 +362,25 @@ def test_a_voice_whose_onset_moved_past_a_flip_still_marks_the_window_before(
     assert not [r for r in rulings if r["type"] == "mistake"], rulings
     assert [r["player"] for r in rulings if r["type"] == "call_ok"
             and ezra.flip_t <= r["t"]][:1] == ["Ezra"]
+
+
+def test_music_clearly_ahead_names_its_seat_when_the_rise_names_another() -> None:
+    # Another player says the number just before the caller, in a quiet
+    # room (as seed 503's wrong-seat round 1, hat6): the small array's
+    # broad beams all rise alike, the caller's by a hair the most, while
+    # MUSIC, with one voice in the room, names the other player's seat far
+    # ahead. That voice is the other player's, not a voice of no seat (which
+    # the engine would take as the caller's call).
+    rises = {"Abby": 30.1, "Beth": 29.4, "Carter": 29.7, "Debbie": 29.7}
+    music = {"Abby": -4.6, "Beth": -6.0, "Carter": -5.1, "Debbie": -0.1}
+    whitened = {"Abby": -2.0, "Beth": -3.0, "Carter": -2.4, "Debbie": -1.6}
+    assert seats.best_lead(rises)[0] == "Abby"
+    assert seats.agreement(rises, music, whitened, expected="Abby") == ("Debbie", 1.0)
+    assert seats.agreement(rises, music, whitened) == ("Debbie", 1.0)
+    # Short of MUSIC's bar, MUSIC alone names nothing: the rise's seat, unsure.
+    closer = {**music, "Abby": -0.1 - seats.MUSIC_SURE_DB + 0.2}
+    player, confidence = seats.agreement(rises, closer, whitened, expected="Abby")
+    assert (player, confidence < 1.0) == ("Abby", True)
+    # The rise's seat sure with whitened MUSIC clearly ahead stays its seat.
+    sure = {"Abby": 0.0, "Beth": -4.0, "Carter": -4.0, "Debbie": -4.0}
+    assert seats.agreement(rises, music, sure, expected="Abby") == ("Abby", 1.0)

@@ -31,7 +31,7 @@ Three estimates of the seat, each good where another is weak, must agree:
   environments", IROS 2009). It hears the new voice through talk that goes
   on, which plain MUSIC does not; in a quiet room it is less sharp.
 
-A seat is given to the engines (``SeatEstimate.sure``) only when the rise
+A seat is given to the engines (``SeatEstimate.sure``) when the rise
 names it together with MUSIC or whitened MUSIC, each estimate's lead over
 the next seat measured against its own bar (``SURE_DB``, ``MUSIC_SURE_DB``,
 ``WHITENED_SURE_DB``: the lead at which that estimate alone is clearly
@@ -42,7 +42,10 @@ when the leads of those that name it, each divided by its bar, add up to
 1: in talk the rise and whitened MUSIC often agree on the caller, each
 short of its bar, and a voice from the seat whose turn it is needs less
 evidence than one from another seat, which would keep the caller's own
-call from being theirs. A split call says nothing about the seat.
+call from being theirs. MUSIC clearly ahead names its seat even when the
+rise names another: in a quiet room a small array's beams are broad and
+the rise's best seat often leads by a hair, while MUSIC, with one voice in
+the room, is sharp. A split call says nothing about the seat.
 
 MUSIC is written here in numpy, not taken from pyroomacoustics at run time:
 importing that package brings all of it and scipy, more memory than the
@@ -101,10 +104,10 @@ it alone named a wrong seat on the same rounds (bench/RESULTS.md)."""
 @dataclass(frozen=True)
 class SeatEstimate:
     """The seat an utterance came from. ``player``: the seat whose beam rose
-    most. ``confidence``: 0..1, from the estimates' leads over the next
-    seat, each divided by its own bar (``agreement``: the largest of them,
-    or for the seat whose turn it is their sum; a scale, not a
-    probability).
+    most, or MUSIC's when MUSIC alone is clearly ahead (``agreement``).
+    ``confidence``: 0..1, from the estimates' leads over the next seat,
+    each divided by its own bar (``agreement``: the largest of them, or
+    for the seat whose turn it is their sum; a scale, not a probability).
     ``rises``: per player, the beam's power rise at the onset, dB.
     ``music``, ``whitened``: per player, the normalized MUSIC
     pseudo-spectrum, plain and whitened, dB (0 at the best seat)."""
@@ -189,15 +192,21 @@ def estimate_seat(beam: Beamformer, seats: Mapping[str, float], onset: float,
 def agreement(rises: Mapping[str, float], music: Mapping[str, float],
               whitened: Mapping[str, float], expected: str | None = None
               ) -> tuple[str, float]:
-    """The seat whose beam rose most and the confidence the three estimates
-    (per seat, dB) give it, 0..1 (capped), each estimate's lead over the
-    next seat divided by its own bar (``SURE_DB``, ``MUSIC_SURE_DB``,
-    ``WHITENED_SURE_DB``). For any seat: the largest of the rise's and
-    MUSIC's when MUSIC names the seat too, and whitened MUSIC's when it
-    does. For the ``expected`` speaker's seat (whose turn it is): the rise's
-    plus each MUSIC estimate's that names it, the sum of agreeing evidence,
-    since a voice from the seat whose turn it is needs less of it than one
-    from another seat. 0 when neither MUSIC estimate names the seat."""
+    """A seat and the confidence the three estimates (per seat, dB) give
+    it, 0..1 (capped), each estimate's lead over the next seat divided by
+    its own bar (``SURE_DB``, ``MUSIC_SURE_DB``, ``WHITENED_SURE_DB``).
+    The seat is the one whose beam rose most. For any seat: the largest of
+    the rise's and MUSIC's when MUSIC names the seat too, and whitened
+    MUSIC's when it does. For the ``expected`` speaker's seat (whose turn
+    it is): the rise's plus each MUSIC estimate's that names it, the sum of
+    agreeing evidence, since a voice from the seat whose turn it is needs
+    less of it than one from another seat. 0 when neither MUSIC estimate
+    names the seat. When that leaves the rise's seat unsure and MUSIC
+    names another seat clearly ahead (``MUSIC_SURE_DB``), that seat, sure:
+    the bar is the lead at which MUSIC alone named no wrong seat, and in a
+    quiet room the rise of a small array's broad beams often names a seat
+    by a fraction of a dB (another player saying the number before the
+    caller was then no one's voice, and counted as the caller's)."""
     best, rise_lead = best_lead(rises)
     music_best, music_lead = best_lead(music)
     whitened_best, whitened_lead = best_lead(whitened)
@@ -206,12 +215,15 @@ def agreement(rises: Mapping[str, float], music: Mapping[str, float],
         agreeing.append(music_lead / MUSIC_SURE_DB)
     if whitened_best == best:
         agreeing.append(whitened_lead / WHITENED_SURE_DB)
-    if not agreeing:
-        return best, 0.0
-    if best == expected:
+    lead = 0.0
+    if agreeing and best == expected:
         lead = rise_lead / SURE_DB + sum(agreeing)
-    else:
+    elif agreeing:
         lead = max([*agreeing, rise_lead / SURE_DB if music_best == best else 0.0])
+    if lead < 1.0 and music_best != best and music_lead >= MUSIC_SURE_DB:
+        # MUSIC alone, clearly ahead: in a quiet room the small array's beams
+        # are broad and the rise names a seat by a hair.
+        return music_best, 1.0
     return best, min(1.0, max(0.0, lead))
 
 
