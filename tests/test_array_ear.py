@@ -302,10 +302,12 @@ def test_replay_of_a_multichannel_round_takes_no_call_from_another_seat(tmp_path
 
 
 def _heard_in_scene(azimuths: tuple[float, float],
-                    confidences: tuple[float, float] = (1.0, 1.0)) -> list[Say]:
+                    confidences: tuple[float, float] = (1.0, 1.0),
+                    first_decoded: bool = True) -> list[Say]:
     """"two" from ``azimuths[0]``, then 0.3 s later "two" from
     ``azimuths[1]``: one utterance for the segmenter, given to the array
-    with the words' ``confidences``."""
+    with the words' ``confidences`` (without the first word when not
+    ``first_decoded``: the recognizer heard no game word in it)."""
     two_a, two_b = roomsim.fsdd_take(2, "george", 10), roomsim.fsdd_take(2, "jackson", 10)
     first, second = 1.5, 1.5 + len(two_a) / RATE + 0.3
     pcm = roomsim.render_scene([(azimuths[0], first, 0.1 * two_a),
@@ -318,7 +320,8 @@ def _heard_in_scene(azimuths: tuple[float, float],
         ear.feed(pcm[i:i + 480], 0.0 if i == 0 else None)
     words = (Word("two", first, first + len(two_a) / RATE, confidences[0]),
              Word("two", second, second + len(two_b) / RATE, confidences[1]))
-    return ear.says(Heard(onset=first, end=words[1].end, words=words))
+    return ear.says(Heard(onset=first, end=words[1].end,
+                          words=words if first_decoded else words[1:]))
 
 
 def test_an_utterance_of_two_voices_becomes_two_says_each_with_its_seat() -> None:
@@ -328,6 +331,22 @@ def test_an_utterance_of_two_voices_becomes_two_says_each_with_its_seat() -> Non
     # One voice saying both words stays one say, with that voice's seat.
     alone = _heard_in_scene((40.0, 40.0))
     assert [(s.text, s.seat) for s in alone] == [("two two", "Abby")]
+
+
+def test_a_voice_from_another_seat_opening_the_utterance_is_not_the_words_onset() -> None:
+    # Another player's number just before the caller's, no pause between,
+    # and the recognizer hears a game word only in the caller's: the say of
+    # that word starts at the word, not at the other player's onset (which
+    # would make it the caller's onset), and the voice before it is a say
+    # of its own, with its seat and no words.
+    says = _heard_in_scene((40.0, 220.0), first_decoded=False)
+    assert [(s.text, s.seat) for s in says] == [("", "Abby"), ("two", "Beth")]
+    assert says[0].confidence == 0.0
+    assert says[1].t > says[0].t + 0.3 and says[0].end == says[1].t
+    # One voice throughout: one say, from the utterance's onset.
+    alone = _heard_in_scene((40.0, 40.0), first_decoded=False)
+    assert [(s.text, s.seat) for s in alone] == [("two", "Abby")]
+    assert alone[0].t == 1.5
 
 
 def test_a_word_split_off_to_another_seat_keeps_the_utterances_confidence() -> None:

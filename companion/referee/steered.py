@@ -122,7 +122,11 @@ class SteeredEar:
         own confidence of a word no call was owed for is no sure word
         alone); a word whose seat is unsure stays with the words before it
         (a voice going on rises in no beam, so its later words rarely have
-        a sure seat of their own)."""
+        a sure seat of their own). When the voice at the utterance's onset
+        is surely from another seat than its first word, that voice is a
+        say of its own with no words, and the first word's say starts at
+        the word (``_opener``): the caller's onset is not the other
+        player's."""
         say = heard.to_say()
         if not heard.words:
             return [self._seated(say, self.seat_of(heard.onset))]
@@ -137,13 +141,31 @@ class SteeredEar:
             else:
                 groups[-1][1].append(word)
         out = []
+        opener = self._opener(heard, groups[0][0])
+        if opener is not None:
+            out.append(msgspec.structs.replace(say, text="", confidence=0.0,
+                                               end=heard.words[0].start, seat=opener))
         for k, (seat, words) in enumerate(groups):
-            first, last = k == 0, k == len(groups) - 1
+            first, last = k == 0 and opener is None, k == len(groups) - 1
             out.append(Say(t=say.t if first else words[0].start,
                            text=" ".join(w.text for w in words),
                            confidence=say.confidence,
                            end=say.end if last else words[-1].end, seat=seat))
         return out
+
+    def _opener(self, heard: Heard, first_seat: str | None) -> str | None:
+        """The seat of the voice that opened ``heard`` when it is surely
+        another than its first word's (``first_seat``, sure): another
+        player's voice (a number said just before the caller's, no pause
+        between) that the recognizer heard no game word in. None otherwise:
+        the first word's say then starts at the utterance's onset."""
+        start = heard.words[0].start
+        if first_seat is None or start - WORD_LEAD_S <= heard.onset:
+            return None  # (the word's seat was taken at the onset itself)
+        estimate = self.seat_of(heard.onset)
+        if estimate is None or not estimate.sure or estimate.player == first_seat:
+            return None
+        return estimate.player
 
     @staticmethod
     def _seated(say: Say, estimate: SeatEstimate | None) -> Say:
