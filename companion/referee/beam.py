@@ -50,7 +50,10 @@ HISTORY_S = 8.0
 LOADING = 0.01
 """Diagonal loading of the noise covariance, as a share of its mean
 diagonal power per bin: keeps the beam from cancelling the caller when the
-seat's direction is a little off (reflections, a player leaning)."""
+seat's direction is a little off (reflections, a player leaning). Chosen on
+the room simulation's dev seeds (bench/roomsim.py, the dev speakers): ten
+times less or more ruled fewer calls right over the four conditions, the
+more so in talk (bench/RESULTS.md, "Microphone arrays")."""
 
 SEAT_ELEVATION_DEG = 25.0
 """Elevation of a seated player's mouth seen from the array, degrees above
