@@ -42,7 +42,10 @@ HOP = 256
 """STFT hop in samples (half a frame)."""
 
 NOISE_S = 1.0
-"""Seconds of audio before ``steer`` whose covariance is the interference."""
+"""Seconds of audio before ``steer`` whose covariance is the interference.
+Chosen on the room simulation's dev seeds (bench/roomsim.py, the dev
+speakers): half a second or two ruled fewer calls right over the four
+conditions (bench/RESULTS.md, "Microphone arrays")."""
 
 HISTORY_S = 8.0
 """Seconds of STFT frames kept for the seat estimate."""
