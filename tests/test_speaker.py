@@ -45,6 +45,15 @@ def test_each_file_gets_its_own_render(tmp_path: Path) -> None:
     assert long.seconds > 2 * short.seconds
 
 
+def test_nothing_to_say_is_no_samples_and_never_reaches_espeak(tmp_path: Path) -> None:
+    # pyttsx3's espeak driver crashes the process on empty text (its issue
+    # #140); a sentence with nothing left to say is a file of no samples.
+    for text in ("", "   "):
+        rendered = read_wav(render_wav(text, tmp_path / "empty.wav", PACK))
+        assert (rendered.samples.size, rendered.rate) == (0, SYNTH_RATE_HZ)
+    assert render("Go.", PACK).samples.size > 0  # espeak-ng still speaks after it
+
+
 def test_respelling_keeps_espeak_from_spelling_the_sound() -> None:
     plain = dataclasses.replace(PACK, respell={})
     spelled = render("hmmrrr", plain)   # espeak reads it letter by letter

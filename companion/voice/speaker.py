@@ -235,6 +235,8 @@ class Speaker:
             self._fault(str(exc))
             return
         samples = rendered.samples
+        if samples.size == 0:
+            return  # nothing to say
         if self.output.rate != rendered.rate:
             import soxr
 

@@ -101,11 +101,20 @@ def render_wav(text: str, path: Path, pack: VoicePack, *,
                words_per_minute: int = DEFAULT_WORDS_PER_MINUTE) -> Path:
     """Speak ``text`` (respelled for espeak-ng) into the WAV file ``path``.
 
-    The file is 16-bit mono PCM at ``SYNTH_RATE_HZ``. Raises
+    The file is 16-bit mono PCM at ``SYNTH_RATE_HZ`` (no samples for text
+    with nothing to say). Raises
     ``SpeechOutputError`` when espeak-ng cannot be started, has no voice
     ``pack.espeak_voice``, or the file is not written."""
     spoken = respelled(text, pack)
     path = Path(path)
+    if not spoken.strip():
+        # Nothing to say: a file of no samples, without espeak-ng, which
+        # crashes on empty text through pyttsx3 (pyttsx3 issue #140).
+        with wave.open(str(path), "wb") as wav:
+            wav.setnchannels(1)
+            wav.setsampwidth(2)
+            wav.setframerate(SYNTH_RATE_HZ)
+        return path
     with _LOCK:
         engine = _engine(pack.espeak_voice, words_per_minute)
         engine.save_to_file(spoken, str(path))
