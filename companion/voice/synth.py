@@ -127,7 +127,7 @@ def render_wav(text: str, path: Path, pack: VoicePack, *,
             _espeak.Synchronize()
         except RuntimeError as exc:
             raise SpeechOutputError(f"espeak-ng failed on {spoken!r}: {exc}") from None
-    if not path.exists() or (spoken.strip() and path.stat().st_size <= 44):
+    if not path.exists() or path.stat().st_size <= 44:
         raise SpeechOutputError(f"espeak-ng wrote no audio for {spoken!r} to {str(path)!r}")
     return path
 
