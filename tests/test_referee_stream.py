@@ -2,7 +2,9 @@
 the webrtcvad segmenter (onsets, noise gate) and the Listener's resampling,
 vocabulary switching at utterance boundaries and table-clock times.
 
-The recognizer here is pocketsphinx (real); speech is real espeak-ng."""
+The recognizer here is pocketsphinx (real); speech is real espeak-ng and
+Piper, and for the early endpoint a human voice too (FSDD takes of a
+development speaker from ``../shared/human-calls``)."""
 
 from __future__ import annotations
 
@@ -10,6 +12,7 @@ import math
 
 import numpy as np
 import pytest
+from fsdd import needs_fsdd, take
 
 from companion.audio import synth
 from companion.audio.synth import Synth, VoiceSpec
@@ -405,6 +408,32 @@ def test_a_sure_call_is_ruled_on_soon_after_it_ends(sy: Synth, word: str) -> Non
     assert early[0].confidence >= stream.STRONG
     assert early_at <= end + stream.EARLY_S + 0.1
     assert full_at >= end + 0.2
+
+
+@needs_fsdd
+@pytest.mark.slow
+@pytest.mark.parametrize(("digit", "k"), [(5, 5), (7, 0), (7, 2)])
+def test_a_human_call_is_ruled_on_soon_after_it_ends(digit: int, k: int) -> None:
+    """A real voice (FSDD takes of a development speaker, george): on these
+    takes pocketsphinx runs the last word on over the short quiet tail of an
+    early decode (its silence only wins after about a quarter second), so
+    the word reaches the end of the audio decoded. The call is finished all
+    the same (the stream has been quiet for ``EARLY_S``): it ends early,
+    with the same words as the full decode."""
+    word = ["zero", "one", "two", "three", "four", "five", "six", "seven"][digit]
+    clip = synth.add_floor(synth.call_after_silence(take(digit, "george", k), 0.6), seed=3)
+    end = clip.ends[0]
+
+    def hear(early: bool) -> tuple[float, list[Heard]]:
+        listener = Listener(SphinxRecognizer(Spellings.from_pack(load_pack("en"))), RATE)
+        listener.set_vocabulary(COUNT_WORDS, early=early)
+        return first_heard_at(listener, clip.audio)
+
+    early_at, early = hear(True)
+    full_at, full = hear(False)
+    assert [h.text for h in early] == [h.text for h in full] == [word]
+    assert early_at <= end + stream.EARLY_S + 0.1
+    assert full_at >= early_at + 0.1
 
 
 @pytest.mark.slow
