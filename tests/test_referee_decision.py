@@ -382,6 +382,28 @@ def test_a_number_never_enrolled_is_a_mistake_when_the_call_owed_fits_far_worse(
     assert decide(replace(three, template_best_fit=th.template_fit - 0.1), th).outcome == "mistake"
 
 
+def test_no_far_worse_gap_when_the_call_owed_fits_its_takes_better_than_the_nearest_word(
+) -> None:
+    """The 4-mic array, a talker at a wrong seat, the files' takes (dev
+    seed 504, early endpoints without the word-end test): Abby's correct
+    "one", just after another player's, heard as "hmmrrr" (0.88, a word
+    never enrolled). No take fitted it as a repeat; by raw distance
+    another word's takes were nearer (gap 1.39), but by each word's own
+    spread the one's takes fitted it better (1.55) than the nearest word's
+    (1.84). The two measures disagree, so the takes do not speak against
+    the call: unsure. With the call owed's takes worse by their spread
+    too, the far-worse gap rules the word never enrolled, a mistake."""
+    th = Thresholds()
+    heard = (w("hmmrrr", 0.881),)
+    hum = Evidence(words=heard, decoded=heard, expected=("one",), template_gap=1.39,
+                   template_word="one", template_fit=1.55, template_best_fit=1.84,
+                   enrolled=ENROLLED, loud_db=-32.4, reference_db=-33.8, floor_dbfs=-63.2)
+    assert th.mistake_unenrolled < 0.881 < th.mistake and th.template_wrong < 1.39
+    assert decide(hum, th).outcome == "unsure"
+    worse = replace(hum, template_best_fit=1.54)
+    assert decide(worse, th).outcome == "mistake"
+
+
 def test_takes_that_fit_nothing_give_no_far_worse_gap() -> None:
     """The 4-mic array, a talker at a wrong seat, the files' takes (dev
     seed 504): a correct "five" heard as "nine" at 0.99, and the five's

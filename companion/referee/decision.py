@@ -136,7 +136,13 @@ class Thresholds:
       the gap is no evidence. Chosen between the fits of the wrong numbers
       this rule caught on the development sets and that of a correct call
       it ruled a mistake in a simulated room (``bench/RESULTS.md``, "Takes
-      that fit nothing").
+      that fit nothing"). Nor when the call owed's takes fit what was heard
+      better, by their own spread (``template_fit`` under
+      ``template_best_fit``), than the takes of the word nearest by raw
+      distance: the two measures then disagree on which word it was (a
+      correct call was ruled a mistake so on a simulated table:
+      ``bench/RESULTS.md``, "The early endpoint without the word-end
+      test").
     - ``unheard_fit`` [1.05]: an utterance in which the recognizer found no
       game word at all is the call owed when the caller's takes of it fit
       best of all their words (a gap at or below ``template_right``) and
@@ -278,6 +284,9 @@ def decide(ev: Evidence, th: Thresholds = DEFAULT) -> Verdict:
         # The call owed's takes fit about as well as the other word's.
         owed_close = (ev.template_fit is not None and best is not None
                       and ev.template_fit - best < th.template_margin)
+        # ... or better, each by its own takes' spread (the raw gap said otherwise).
+        owed_better = (ev.template_fit is not None and best is not None
+                       and ev.template_fit < best)
         never_enrolled = not any(w.text in ev.enrolled for w in wrong)
         if best is not None and best <= th.template_fit:
             # Another word's takes fit it as a repeat: evidence when the call
@@ -290,7 +299,8 @@ def decide(ev: Evidence, th: Thresholds = DEFAULT) -> Verdict:
             # and not as a repeat, for a word never enrolled (a word they
             # enrolled is judged by its own takes, which must fit it), and
             # only while some take fits it at all.
-            lower = (never_enrolled and not owed_repeat and gap >= th.template_wrong
+            lower = (never_enrolled and not owed_repeat and not owed_better
+                     and gap >= th.template_wrong
                      and best is not None and best <= th.template_wrong_fit)
         if lower and len(words) == 1:  # the takes are one-word repeats
             bar = min(bar, th.mistake_unenrolled if never_enrolled else th.mistake_enrolled)
