@@ -386,6 +386,19 @@ def first_heard_at(listener: Listener, pcm: np.ndarray,
     return math.inf, listener.flush()
 
 
+def heard_early_and_not(pcm: np.ndarray) -> tuple[tuple[float, list[Heard]],
+                                                  tuple[float, list[Heard]]]:
+    """``first_heard_at`` for ``pcm`` with The Nasty 7's count words, with
+    early endpoints on and then off, each with a new decoder (see the
+    table-talk test above)."""
+    def hear(early: bool) -> tuple[float, list[Heard]]:
+        listener = Listener(SphinxRecognizer(Spellings.from_pack(load_pack("en"))), RATE)
+        listener.set_vocabulary(COUNT_WORDS, early=early)
+        return first_heard_at(listener, pcm)
+
+    return hear(True), hear(False)
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("word", ["four", "six"])
 def test_a_sure_call_is_ruled_on_soon_after_it_ends(sy: Synth, word: str) -> None:
@@ -395,15 +408,7 @@ def test_a_sure_call_is_ruled_on_soon_after_it_ends(sy: Synth, word: str) -> Non
     default, and Cheat's choice), it waits."""
     clip = synth.add_floor(synth.call_after_silence(sy.utterance(word, PIPER), 0.6), seed=3)
     end = clip.ends[0]
-
-    def hear(early: bool) -> tuple[float, list[Heard]]:
-        # A new decoder each time: see the table-talk test above.
-        listener = Listener(SphinxRecognizer(Spellings.from_pack(load_pack("en"))), RATE)
-        listener.set_vocabulary(COUNT_WORDS, early=early)
-        return first_heard_at(listener, clip.audio)
-
-    early_at, early = hear(True)
-    full_at, full = hear(False)
+    (early_at, early), (full_at, full) = heard_early_and_not(clip.audio)
     assert [h.text for h in early] == [h.text for h in full] == [word]
     assert early[0].confidence >= stream.STRONG
     assert early_at <= end + stream.EARLY_S + 0.1
@@ -423,14 +428,7 @@ def test_a_human_call_is_ruled_on_soon_after_it_ends(digit: int, k: int) -> None
     word = ["zero", "one", "two", "three", "four", "five", "six", "seven"][digit]
     clip = synth.add_floor(synth.call_after_silence(take(digit, "george", k), 0.6), seed=3)
     end = clip.ends[0]
-
-    def hear(early: bool) -> tuple[float, list[Heard]]:
-        listener = Listener(SphinxRecognizer(Spellings.from_pack(load_pack("en"))), RATE)
-        listener.set_vocabulary(COUNT_WORDS, early=early)
-        return first_heard_at(listener, clip.audio)
-
-    early_at, early = hear(True)
-    full_at, full = hear(False)
+    (early_at, early), (full_at, full) = heard_early_and_not(clip.audio)
     assert [h.text for h in early] == [h.text for h in full] == [word]
     assert early_at <= end + stream.EARLY_S + 0.1
     assert full_at >= early_at + 0.1
