@@ -105,8 +105,9 @@ The early endpoint once also asked the last word to end 0.05 s before the
 real audio (chosen on synthetic voices); on the human development sets that
 turned away many sure calls, which then waited for the VAD's silence and a
 second decode. Without it the development sets ruled more calls right,
-sooner, with no false mistake (bench/RESULTS.md, "The early endpoint
-without the word-end test")."""
+sooner, and with no false mistake once the decision's far-worse rule asked
+its two template measures to agree (``Thresholds.template_wrong``;
+bench/RESULTS.md, "The early endpoint without the word-end test")."""
 
 EARLY_MIN_S = 0.15
 """Speech shorter than this (seconds, onset to last voiced frame) is no call
