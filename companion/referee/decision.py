@@ -281,12 +281,13 @@ def decide(ev: Evidence, th: Thresholds = DEFAULT) -> Verdict:
             return Verdict("unsure", min(least, UNSURE))
         best = ev.template_best_fit
         owed_repeat = ev.template_fit is not None and ev.template_fit <= th.template_fit
-        # The call owed's takes fit about as well as the other word's.
-        owed_close = (ev.template_fit is not None and best is not None
-                      and ev.template_fit - best < th.template_margin)
-        # ... or better, each by its own takes' spread (the raw gap said otherwise).
-        owed_better = (ev.template_fit is not None and best is not None
-                       and ev.template_fit < best)
+        # How much worse the call owed's takes fit than the nearest word's,
+        # each by its own takes' spread (None: not known).
+        worse_by = None if ev.template_fit is None or best is None else ev.template_fit - best
+        # About as well as the other word's ...
+        owed_close = worse_by is not None and worse_by < th.template_margin
+        # ... or better (the raw gap said otherwise).
+        owed_better = worse_by is not None and worse_by < 0
         never_enrolled = not any(w.text in ev.enrolled for w in wrong)
         if best is not None and best <= th.template_fit:
             # Another word's takes fit it as a repeat: evidence when the call
