@@ -1,7 +1,8 @@
 """Where the pocketsphinx grammar decoder's CPU goes, and what other settings would change.
 
 Decodes, with The Nasty 7's grammar (zero to twelve and the round's sound,
-up to three words) as ``SphinxRecognizer`` does, two sets of human audio:
+up to three words) as ``SphinxRecognizer`` does (``call_grammar``), and as
+pocketsphinx compiles it from JSGF, two sets of human audio:
 single calls (FSDD, the dev speakers george, jackson and lucas, resampled
 to 16 kHz with the recognizer's -60 dBFS floor and 0.25 s of it each side),
 and the shared development sessions' talk (``--talk``: the first sessions of
@@ -68,12 +69,14 @@ def _stretches(sessions: int) -> list[bytes]:
 
 
 def _decode_all(clips: list[bytes], config: dict[str, Any],
-                fillers: str | None = phone_loop.SILENCE_FILLERS
+                fillers: str | None = phone_loop.SILENCE_FILLERS, *, jsgf: bool = False
                 ) -> tuple[float, float, list[Words]]:
     """CPU seconds of the search and of the best path with posteriors, and
     each clip's game words (name, first and last frame, posterior), with
     decoder settings ``config`` and filler dictionary ``fillers`` (None:
-    the model's)."""
+    the model's); with ``jsgf``, the same call compiled from the JSGF rule
+    ``<call> = <word> [<word>] [<word>]`` by pocketsphinx, as the ear did
+    before ``call_grammar``."""
     rec = SphinxRecognizer(Spellings.from_pack(load_pack("en")), phones=PhoneLoop(parallel=False))
     config = {"wbeam": rec.settings.wbeam, **config}
     rec._decoder = phone_loop.one_word_decoder(fillers, wip=rec.settings.wip, **config)
@@ -82,6 +85,11 @@ def _decode_all(clips: list[bytes], config: dict[str, Any],
     rec.set_vocabulary(list(WORDS))
     d = rec._decoder
     d.activate_search(rec._search)
+    if jsgf:
+        words = " | ".join(f"( {w} )" for w in rec._by_spoken)
+        d.add_jsgf_string("jsgf", "#JSGF V1.0;\ngrammar call;\n"
+                          f"<word> = {words};\npublic <call> = <word> [ <word> ] [ <word> ];\n")
+        d.activate_search("jsgf")
     search = best = 0.0
     paths = []
     for pcm in clips:
@@ -99,6 +107,9 @@ def _decode_all(clips: list[bytes], config: dict[str, Any],
 
 
 def _table(clips: list[bytes], wbeams: list[float]) -> None:
+    """Print the table for ``clips``: the ear's decoder, then each other
+    setting (the JSGF-compiled grammar at the old and the current word
+    beam, the noise fillers, the word beams ``wbeams``) against it."""
     audio_s = sum(len(c) / 32000 for c in clips)
     print(f"{len(clips)} clips, {audio_s:.1f} s of audio")
     print()
@@ -109,11 +120,15 @@ def _table(clips: list[bytes], wbeams: list[float]) -> None:
     print(f"| the ear's: silence fillers, word beam {SphinxSettings().wbeam:g} | "
           f"{search / audio_s:.3f} | "
           f"{best / audio_s:.3f} | {(search + best) / audio_s:.3f} | - | - |")
-    rows: list[tuple[str, dict[str, Any], str | None]] = [
-        ("the model's noise fillers too", {}, None)]
-    rows += [(f"word beam {w:g}", {"wbeam": w}, phone_loop.SILENCE_FILLERS) for w in wbeams]
-    for name, config, fillers in rows:
-        search, best, paths = _decode_all(clips, config, fillers)
+    fill = phone_loop.SILENCE_FILLERS
+    rows: list[tuple[str, dict[str, Any], str | None, bool]] = [
+        ("grammar compiled from JSGF, word beam 1e-24 (the ear's before)", {"wbeam": 1e-24},
+         fill, True),
+        ("grammar compiled from JSGF", {}, fill, True),
+        ("the model's noise fillers too", {}, None, False)]
+    rows += [(f"word beam {w:g}", {"wbeam": w}, fill, False) for w in wbeams]
+    for name, config, fillers, jsgf in rows:
+        search, best, paths = _decode_all(clips, config, fillers, jsgf=jsgf)
         same = [(a, b) for a, b in zip(base, paths, strict=True)
                 if [w[0] for w in a] == [w[0] for w in b]]
         change = max((abs(x[3] - y[3]) for a, b in same for x, y in zip(a, b, strict=True)),
@@ -129,9 +144,9 @@ def main() -> None:
     ap.add_argument("--first", type=int, default=40, help="the first take used (of 50)")
     ap.add_argument("--talk", type=int, default=2,
                     help="shared dev sessions per talk condition (0: none)")
-    ap.add_argument("--wbeams", default="7e-29,7e-27",
-                    help="word beams to compare with the ear's (SphinxSettings.wbeam; "
-                         "7e-29 is pocketsphinx's own)")
+    ap.add_argument("--wbeams", default="1e-24,7e-27",
+                    help="word beams to compare with the ear's (SphinxSettings.wbeam, "
+                         "pocketsphinx's own)")
     args = ap.parse_args()
     files = [f for spk in DEV_SPEAKERS for digit in range(10)
              for f in sorted(FSDD.glob(f"{digit}_{spk}_*.wav"),

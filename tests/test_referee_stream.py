@@ -312,7 +312,7 @@ def test_foreground_finds_the_loud_call_inside_talk(sy: Synth) -> None:
     assert loud_start >= alone.spans[0][0]
 
 
-@pytest.mark.parametrize(("seed", "word"), [(0, "six"), (3, "four")])
+@pytest.mark.parametrize(("seed", "word"), [(3, "four")])
 def test_a_call_inside_table_talk_is_heard_at_its_own_onset(
         sy: Synth, monkeypatch: pytest.MonkeyPatch, seed: int, word: str) -> None:
     """Three other voices talk on at 20 dB below the call, so webrtcvad's
@@ -320,7 +320,9 @@ def test_a_call_inside_table_talk_is_heard_at_its_own_onset(
     hears the call sure, with the call's own onset. Decoded whole (the crop
     switched off), the same clips gave the call at the talk-level confidence.
     Measured on 27 cases (seeds 0-8, "six", "five", "four"): sure in 17 with
-    the crop, 4 without; these two are of the 13 it turned sure. Each
+    the crop, 4 without, with the grammar compiled from JSGF; this one is of
+    the 13 it turned sure (seed 0's "six" was another, and is sure decoded
+    whole too with the call's small grammar). Each
     hearing gets a new decoder: pocketsphinx's noise removal (the model's
     ``-remove_noise yes``) carries over from one utterance to the next and
     moves confidences by up to 0.15, so a shared one would make the outcome

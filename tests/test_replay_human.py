@@ -332,3 +332,20 @@ def test_a_twins_second_word_is_judged_by_what_is_left_of_the_twin(tmp_path: Pat
     assert "Abby" in right
     assert not [m for m in rulings if m["type"] == "mistake" and m["player"] in right]
     assert ("Abby", 4) in {(r["player"], r["count"]) for r in rulings if r["type"] == "call_ok"}
+
+
+def test_talk_run_on_past_a_second_change_is_judged_by_the_last(tmp_path: Path) -> None:
+    """The development split's s028 (talk at 10 dB, enrolled): talk rises
+    over Abby's "one" and runs on past two changes of the call owed: the
+    game says "one" is still owed (from "now"), then Beth's card flips and
+    "two" is owed. The talk's last word, a faint "one" just after Beth's
+    flip, was once judged by the first change (Abby's "one", right), and the
+    game took it as Beth's call: a wrong number. Judged by the call owed at
+    that word (Beth's "two"), it is no mistake of hers."""
+    path, t = generated_enrolled(tmp_path, "dev", "babble10", 29)
+    assert t["session"] == "s028"
+    beth = t["calls"][1]
+    assert (beth["player"], beth["kind"], beth["said"]) == ("Beth", "right", "two")
+    rulings = replay_file(path)
+    assert not [m for m in rulings if m["type"] == "mistake" and m["player"] == "Beth"
+                and m["t"] < t["calls"][2]["flip_t"]]

@@ -102,17 +102,27 @@ class Thresholds:
     - ``template_fit`` [1.4]: the fit at or below which takes count as a
       repeat of what was heard. In a reverberant room no take fits this
       well, and the gap alone is then no evidence.
-    - ``template_margin`` [0.2]: when another word's takes fit as a repeat,
+    - ``template_margin`` [0.25]: when another word's takes fit as a repeat,
       the call owed's must fit at least this much worse before the takes
       speak against the call (correct calls whose takes fitted two words
-      nearly alike were ruled wrong numbers without it).
-    - ``mistake_enrolled`` [0.5]: the confidence a wrong word the player
+      nearly alike were ruled wrong numbers without it). It was 0.2 until
+      a correct "three" on a simulated development table, heard as "two"
+      at 0.88 by both grammars, had the three's takes fit 0.21 worse
+      (bench/RESULTS.md, "A grammar of the call built for pocketsphinx's
+      lattice").
+    - ``mistake_enrolled`` [0.6]: the confidence a wrong word the player
       enrolled then needs instead of ``mistake``; only for a single heard
       word (the takes are one-word repeats, compared with the stretch of
       all the words heard: two words, or a word and another voice, are no
       repeat of any take), and not for a word the player never enrolled
       while the call owed's takes fit as a repeat (the word whose takes
-      fit better is then not the word heard).
+      fit better is then not the word heard). It was 0.5 until the
+      grammar's lattice changed (``sphinx_backend.call_grammar``): its
+      posteriors run higher, and a correct call in the far field heard as
+      another count word at 0.59, whose takes fitted that word better, was
+      ruled a mistake; 0.6 caught as many wrong numbers on the development
+      split (bench/RESULTS.md, "A grammar of the call built for
+      pocketsphinx's lattice").
     - ``mistake_unenrolled`` [0.8]: the lowered bar for a word the player
       never enrolled ("eight", "ten", a card's sound): no take of it can
       speak for it, only the call owed's against the call. Chosen above
@@ -162,8 +172,8 @@ class Thresholds:
     template_right: float = -0.1
     template_fit: float = 1.4
     template_mistake: float = 0.3
-    template_margin: float = 0.2
-    mistake_enrolled: float = 0.5
+    template_margin: float = 0.25
+    mistake_enrolled: float = 0.6
     mistake_unenrolled: float = 0.8
     template_wrong: float = 1.0
     template_wrong_fit: float = 2.0

@@ -133,6 +133,14 @@ class Recognizer(ABC):
         decodes (``follow``)."""
         return None
 
+    def confirmer(self) -> Recognizer | None:
+        """The recognizer whose hearing a mistake must also pass, or None
+        (the backend's own hearing is the calibrated one). Like ``twin``,
+        its decodes leave this one's state alone, and it takes its
+        vocabulary from this one when it decodes (``follow``). Raises
+        ``RecognizerError`` if it cannot be loaded."""
+        return None
+
     def follow(self, other: Recognizer) -> None:
         """Listen for what ``other`` listens for (its vocabulary and items)."""
         if other.vocabulary and (other.vocabulary != self.vocabulary

@@ -1,10 +1,12 @@
-"""The pocketsphinx backend: the bundled US English model with a JSGF grammar.
+"""The pocketsphinx backend: the bundled US English model with a grammar of the call.
 
 The embedded default (no download): pocketsphinx 5's ``en-us`` acoustic model
 and CMU dictionary. Each utterance is decoded twice over the same frames:
 
-1. with the **grammar** ``<call> = <word> [<word>] [<word>]`` (up to
-   ``max_words``) over the words that can matter now;
+1. with the **grammar** of a call: one to ``max_words`` of the words that
+   can matter now, in a row (``call_grammar``: the language of the JSGF
+   rule ``<call> = <word> [<word>] [<word>]``, built as a finite-state
+   grammar of its own);
 2. with the **phone loop** (``allphone`` search with the bundled phone
    language model), the best any English-like sound could score. It runs
    in a worker process at the same time as the grammar
@@ -23,7 +25,10 @@ Words the dictionary lacks take phones from the pack's ``[listen.phones]``.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+import tempfile
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any, Literal
 
 import numpy as np
 
@@ -67,15 +72,22 @@ class SphinxSettings:
     (``phone_loop.SILENCE_FILLERS``; bench/RESULTS.md).
     ``wbeam``: the grammar search's word beam (pocketsphinx's ``-wbeam``: a
     word ending this far below the best word end of its 10 ms frame, as a
-    ratio of likelihoods, is dropped) [1e-24; pocketsphinx's own is 7e-29].
-    The lattice the posteriors come from holds every word end that survives
-    it, and pocketsphinx's grammar search builds that lattice in time
-    growing with the square of its size: at pocketsphinx's beam it was three
-    quarters of the ear's decoding CPU. Chosen on the human development
-    sets against 7e-29 and 7e-27; 1e-21 and 1e-18 were quicker still and
-    ruled as many calls right, but the posteriors lose their hold on
-    non-speech: a cough came out a surer "hmmrrr" with every narrower beam
-    (bench/RESULTS.md, "A narrower word beam for the grammar decoder")."""
+    ratio of likelihoods, is dropped) [7e-29, pocketsphinx's own]. The
+    lattice the posteriors come from holds every word end that survives it.
+    With the grammar compiled from JSGF, whose lattice cost grew with the
+    square of its size, a narrower 1e-24 was chosen for CPU; with
+    ``call_grammar`` the lattice is cheap enough for pocketsphinx's own,
+    which on the human development split ruled more calls right and caught
+    more wrong numbers than 1e-24, whose narrower beam also lost some calls
+    that end with the audio (the word end into the grammar's final state
+    fell outside it) (bench/RESULTS.md, "A grammar of the call built for
+    pocketsphinx's lattice", "A narrower word beam for the grammar
+    decoder").
+    ``grammar``: ``"call"`` builds the call's grammar as a small finite-state
+    grammar (``call_grammar``) [the default]; ``"jsgf"`` has pocketsphinx
+    compile the same language from its JSGF rule, whose lattice holds far
+    more nodes: much slower, and the posteriors the decision was first
+    calibrated on (``SphinxRecognizer.confirmer``)."""
 
     llr_center: float = 5.5
     llr_slope: float = 1.0
@@ -84,11 +96,56 @@ class SphinxSettings:
     max_words: int = 3
     floor_dbfs: float | None = -60.0
     noise_fillers: bool = False
-    wbeam: float = 1e-24
+    wbeam: float = 7e-29
+    grammar: Literal["call", "jsgf"] = "call"
 
 
-def _jsgf_token(phrase: str) -> str:
+def _token(phrase: str) -> str:
     return " ".join(phrase.split())
+
+
+def call_grammar(decoder: Any, phrases: list[list[str]], most: int) -> Any:
+    """The finite-state grammar of a call: a phrase, then up to ``most - 1``
+    more, each any of ``phrases`` (a phrase: its words, each in
+    ``decoder``'s dictionary). It is the language of the JSGF rule ``<call>
+    = <word> [<word>] ...`` with its weights (each phrase equally likely at
+    each place, each optional place taken or passed by with even odds), built
+    as a ``pocketsphinx.FsgModel`` instead of compiled from the rule:
+    pocketsphinx's JSGF compiler adds a state for each rule, group and
+    phrase, the search puts a silence loop on every state, and its lattice
+    (``fsg_search_lattice``) then holds a node of silence for each of them
+    after every word end, and finds each node by a walk over all of them;
+    the lattice took about four fifths of the grammar decode's CPU. Here
+    each place is one state, each phrase at each place ends in a state of
+    its own (so word ends of different words stay apart in the search, as
+    in the compiled rule, and the lattice still holds the words that
+    compete with the one heard), and a place passed by is one empty arc.
+    The language weight is the decoder's (``-lw``). Raises what
+    ``pocketsphinx.FsgModel`` raises."""
+    import pocketsphinx
+
+    inner = sum(len(p) - 1 for p in phrases)
+    n_states = most + 1 + most * (len(phrases) + inner)
+    lines = [f"FSG_BEGIN call\nNUM_STATES {n_states}\nSTART_STATE 0\nFINAL_STATE {most}"]
+    state = most + 1
+    for place in range(most):
+        take = 1.0 if place == 0 else 0.5
+        for words in phrases:
+            at, p = place, take / len(phrases)
+            for word in words:
+                lines.append(f"TRANSITION {at} {state} {p!r} {word}")
+                at, p, state = state, 1.0, state + 1
+            lines.append(f"TRANSITION {at} {place + 1} 1.0")
+        if place > 0:
+            lines.append(f"TRANSITION {place} {place + 1} 0.5")
+    lines.append("FSG_END\n")
+    # pocketsphinx's reader also adds the closure of the empty arcs, which
+    # its search needs (it follows one empty arc per word end).
+    with tempfile.TemporaryDirectory(prefix="companion-") as folder:
+        path = Path(folder) / "call.fsg"
+        path.write_text("\n".join(lines), encoding="ascii")
+        return pocketsphinx.FsgModel.readfile(str(path), decoder.get_logmath(),
+                                              float(decoder.config["lw"]))
 
 
 class SphinxRecognizer(Recognizer):
@@ -126,6 +183,7 @@ class SphinxRecognizer(Recognizer):
         self._grammars = 0
         self._added: set[str] = set()
         self._twin: SphinxRecognizer | None = None
+        self._confirmer: SphinxRecognizer | None = None
 
     def twin(self) -> SphinxRecognizer:
         """A second pocketsphinx recognizer with a decoder of its own (made
@@ -147,6 +205,34 @@ class SphinxRecognizer(Recognizer):
                     f"pocketsphinx's phone loop cannot be loaded: {exc}") from None
             self._twin = twin
         return self._twin
+
+    def confirmer(self) -> SphinxRecognizer | None:
+        """With the call's small grammar (``SphinxSettings.grammar`` "call"),
+        a recognizer with the grammar compiled from JSGF at the word beam
+        the ear had with it (1e-24), a decoder of its own and its phone
+        loop decoded in this process (made on the first call); None with
+        the JSGF grammar already. The small grammar's lattice gives its
+        words higher posteriors, which on the simulated arrays' development
+        tables let correct calls come out as surer wrong words than the
+        decision was calibrated for; a mistake is ruled only when the JSGF
+        hearing, on which it was, agrees (``companion.referee.stream``). A
+        mistake is rare, so its slower decode is too. Costs a third
+        acoustic model's memory. Raises ``RecognizerError`` if pocketsphinx
+        cannot load it."""
+        if self.settings.grammar == "jsgf":
+            return None
+        if self._confirmer is None:
+            settings = replace(self.settings, grammar="jsgf", wbeam=1e-24)
+            confirmer = SphinxRecognizer(self.spellings, settings,
+                                         phones=PhoneLoop(parallel=False),
+                                         dictionary=self.dictionary)
+            try:
+                confirmer.phones.share(confirmer._decoder)
+            except (RuntimeError, ValueError, OSError) as exc:
+                raise RecognizerError(
+                    f"pocketsphinx's phone loop cannot be loaded: {exc}") from None
+            self._confirmer = confirmer
+        return self._confirmer
 
     def _known(self, word: str, game_word: str) -> bool:
         """Whether the decoder can listen for ``word`` (one word of
@@ -178,22 +264,26 @@ class SphinxRecognizer(Recognizer):
         except OSError as exc:
             raise RecognizerError(f"pocketsphinx's dictionary cannot be read: {exc}") from None
         for game_word in vocabulary:
-            spoken = _jsgf_token(self.spellings.spoken(game_word))
+            spoken = _token(self.spellings.spoken(game_word))
             if all(self._known(w, game_word) for w in spoken.split()):
                 by_spoken[spoken] = game_word
         if not by_spoken:
             raise RecognizerError(
                 f"pocketsphinx knows none of the words {list(vocabulary)!r}; "
                 "give them phones in the voice pack's [listen.phones]")
-        alternatives = " | ".join(f"( {s} )" for s in by_spoken)
         most = max(1, self.items or self.settings.max_words)
-        grammar = ("#JSGF V1.0;\ngrammar call;\n"
-                   f"<word> = {alternatives};\n"
-                   f"public <call> = <word>{' [ <word> ]' * (most - 1)};\n")
         self._grammars += 1
         name = f"call{self._grammars}"
         try:
-            self._decoder.add_jsgf_string(name, grammar)
+            if self.settings.grammar == "jsgf":
+                alternatives = " | ".join(f"( {s} )" for s in by_spoken)
+                self._decoder.add_jsgf_string(name, (
+                    "#JSGF V1.0;\ngrammar call;\n"
+                    f"<word> = {alternatives};\n"
+                    f"public <call> = <word>{' [ <word> ]' * (most - 1)};\n"))
+            else:
+                self._decoder.add_fsg(name, call_grammar(
+                    self._decoder, [s.split() for s in by_spoken], most))
         except (RuntimeError, ValueError) as exc:
             raise RecognizerError(f"pocketsphinx refused the grammar: {exc}") from None
         if self._grammars > 1:

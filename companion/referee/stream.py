@@ -21,7 +21,9 @@ dropped (``TRAILING_S``, ``PHANTOM``), so are words far quieter than the
 loudest of their utterance. What is left, with the levels against the recent
 sure calls (``CallLevels``) and the call owed (``set_expected``), goes to the
 ear's one decision (``companion.referee.decision``: right, mistake, unsure or
-talk), which sets the confidence the engine gets. A new vocabulary (and a
+talk), which sets the confidence the engine gets; an utterance heard as a
+mistake is heard again by the recognizer's confirmer, where it has one
+(``Recognizer.confirmer``), and judged on that hearing. A new vocabulary (and a
 new call owed) waits for an utterance boundary: it is never switched inside
 an utterance.
 """
@@ -492,6 +494,9 @@ class Listener:
                             onset=onset, calls=owed.calls, risen=seg.risen,
                             cut=seg.rise)
         evidence, verdict, heard = self._weigh(evidence, pcm, heard, (lo, hi), real, owed)
+        if verdict.outcome == "mistake":
+            evidence, verdict, heard, loud = self._confirm(evidence, verdict, heard, loud, pcm,
+                                                           (lo, hi), last_voiced, real, owed)
         # Whether ``loud`` may not be the call's own level (it joins
         # CallLevels only if it is): a call found inside talk (the loudest
         # word is the talk's), or a call heard only in the suppressed copy
@@ -605,6 +610,27 @@ class Listener:
             heard = [Word(matched.word, *span, SURE)]
         return evidence, verdict, heard
 
+    def _confirm(self, evidence: Evidence, verdict: Verdict, heard: list[Word], loud: float,
+                 pcm: npt.NDArray[np.int16], span: tuple[float, float], last_voiced: float,
+                 real: int, owed: Owed) -> tuple[Evidence, Verdict, list[Word], float]:
+        """An utterance the recognizer heard as a mistake, heard again by its
+        confirmer (``Recognizer.confirmer``: the hearing the decision's
+        thresholds were calibrated on) and judged on that hearing, by the
+        same decision and takes: its evidence, verdict, words and level
+        (a mistake only if it is one there too). As is without a confirmer.
+        ``span``: the loud part, seconds from ``pcm``'s start; ``real``:
+        samples of ``pcm`` that are audio."""
+        confirmer = self.recognizer.confirmer()
+        if confirmer is None:
+            return evidence, verdict, heard, loud
+        confirmer.follow(self.recognizer)
+        words, _, again, level = self._words(pcm, span, last_voiced, confirmer)
+        second = replace(evidence, words=tuple(again), decoded=tuple(words), loud_db=level,
+                         template_gap=None, template_word=None, template_fit=None,
+                         template_best_fit=None, enrolled=frozenset())
+        second, checked, again = self._weigh(second, pcm, again, span, real, owed)
+        return second, checked, again, level
+
     def _second_opinion(self, seg: Segment, first: int, last: int, loud: tuple[float, float],
                         last_voiced: float, onset: float,
                         owed: Owed) -> tuple[Evidence, Verdict, list[Word]] | None:
@@ -713,9 +739,15 @@ class Listener:
         sample), judged as an utterance of their own by the call owed after
         it, with the caller's takes looked for in them when they are talk.
         The evidence, the verdict and the call (the owed word, its span)
-        when the decision says right; None otherwise."""
+        when the decision says right; None otherwise. When the call owed
+        changed again before the first of those words (``pending`` the
+        call owed again "now", then the next card's flip), they are judged
+        by the call owed at that word instead."""
         after = [w for w in words if base + w.start >= pending.at]
-        if not pending.expected or not after:
+        if not after:
+            return None
+        pending = self._owed_at(base + after[0].start)
+        if not pending.expected:
             return None
         evidence = Evidence(words=tuple(after), decoded=tuple(after), loud_db=loud,
                             reference_db=self.levels.reference(),
