@@ -196,15 +196,22 @@ class SphinxRecognizer(Recognizer):
         (bench/RESULTS.md). Raises ``RecognizerError`` if pocketsphinx
         cannot load it."""
         if self._twin is None:
-            twin = SphinxRecognizer(self.spellings, self.settings,
-                                    phones=PhoneLoop(parallel=False), dictionary=self.dictionary)
-            try:
-                twin.phones.share(twin._decoder)
-            except (RuntimeError, ValueError, OSError) as exc:
-                raise RecognizerError(
-                    f"pocketsphinx's phone loop cannot be loaded: {exc}") from None
-            self._twin = twin
+            self._twin = self._sibling(self.settings)
         return self._twin
+
+    def _sibling(self, settings: SphinxSettings) -> SphinxRecognizer:
+        """A recognizer with ``settings``, this one's spellings and
+        dictionary, a decoder of its own and its phone loop a second search
+        of that decoder, decoded in this process (``PhoneLoop.share``).
+        Raises ``RecognizerError`` if pocketsphinx cannot load it."""
+        sibling = SphinxRecognizer(self.spellings, settings, phones=PhoneLoop(parallel=False),
+                                   dictionary=self.dictionary)
+        try:
+            sibling.phones.share(sibling._decoder)
+        except (RuntimeError, ValueError, OSError) as exc:
+            raise RecognizerError(
+                f"pocketsphinx's phone loop cannot be loaded: {exc}") from None
+        return sibling
 
     def confirmer(self) -> SphinxRecognizer | None:
         """With the call's small grammar (``SphinxSettings.grammar`` "call"),
@@ -222,16 +229,7 @@ class SphinxRecognizer(Recognizer):
         if self.settings.grammar == "jsgf":
             return None
         if self._confirmer is None:
-            settings = replace(self.settings, grammar="jsgf", wbeam=1e-24)
-            confirmer = SphinxRecognizer(self.spellings, settings,
-                                         phones=PhoneLoop(parallel=False),
-                                         dictionary=self.dictionary)
-            try:
-                confirmer.phones.share(confirmer._decoder)
-            except (RuntimeError, ValueError, OSError) as exc:
-                raise RecognizerError(
-                    f"pocketsphinx's phone loop cannot be loaded: {exc}") from None
-            self._confirmer = confirmer
+            self._confirmer = self._sibling(replace(self.settings, grammar="jsgf", wbeam=1e-24))
         return self._confirmer
 
     def _known(self, word: str, game_word: str) -> bool:
