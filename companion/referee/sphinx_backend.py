@@ -114,8 +114,8 @@ def call_grammar(decoder: Any, phrases: list[list[str]], most: int) -> Any:
     pocketsphinx's JSGF compiler adds a state for each rule, group and
     phrase, the search puts a silence loop on every state, and its lattice
     (``fsg_search_lattice``) then holds a node of silence for each of them
-    after every word end, and finds each node by a walk over all of them;
-    the lattice took about four fifths of the grammar decode's CPU. Here
+    after every word end, and finds each node by a walk over all of them,
+    which took most of the grammar decode's CPU (bench/RESULTS.md). Here
     each place is one state, each phrase at each place ends in a state of
     its own (so word ends of different words stay apart in the search, as
     in the compiled rule, and the lattice still holds the words that
@@ -217,7 +217,8 @@ class SphinxRecognizer(Recognizer):
         """With the call's small grammar (``SphinxSettings.grammar`` "call"),
         a recognizer with the grammar compiled from JSGF at the word beam
         the ear had with it (1e-24), a decoder of its own and its phone
-        loop decoded in this process (made on the first call); None with
+        loop decoded in this process (made on the first call: a
+        ``Listener`` asks for it when it starts); None with
         the JSGF grammar already. The small grammar's lattice gives its
         words higher posteriors, which on the simulated arrays' development
         tables let correct calls come out as surer wrong words than the

@@ -261,7 +261,9 @@ class Listener:
     is heard again in a noise-suppressed copy of the stream, and taken as
     the call owed if the decision rules that copy right
     (``companion.referee.enhance``; only for a recognizer at 16 kHz with a
-    twin, ``Recognizer.twins``: without one no copy is made)."""
+    twin, ``Recognizer.twins``: without one no copy is made). The
+    recognizer's confirmer (``Recognizer.confirmer``) is loaded here; raises
+    ``RecognizerError`` if it cannot be."""
 
     def __init__(self, recognizer: Recognizer, device_rate: int, *,
                  vad: VadSettings | None = None, clock: SampleClock | None = None,
@@ -288,6 +290,7 @@ class Listener:
         self.enrollment = enrollment
         self.suppressor = (NoiseSuppressor(self.rate) if second_opinion and recognizer.twins
                            and self.rate == SUPPRESSOR_RATE else None)
+        recognizer.confirmer()  # loaded now, not when the game's first mistake is heard
         self._later: list[Heard] = []  # calls heard after a flip inside an utterance
         self._earlier: list[Heard] = []  # a voice before a flip, its onset moved past it
 
