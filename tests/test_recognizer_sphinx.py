@@ -245,22 +245,18 @@ def cough(seed: int) -> np.ndarray:
 
 
 def test_noise_and_coughs_never_make_a_strong_game_word(rec: SphinxRecognizer) -> None:
-    """Bursts of noise make no game word; a cough may come out as the
-    round's sound ("hmmrrr", a hum is near a cough), never as a number and
-    never surely enough to be a mistake. (Measured with the call's small
-    grammar: two of four coughs as "hmmrrr", at 0.38 and 0.55; with the
-    grammar compiled from JSGF, one at 0.29: its lattice's many states of
-    silence held the posteriors lower; how many depends on the noise
-    estimate the decoder carries from the clips before. A "hmmrrr" at 0.55
-    with no call owed counts as a sure word for the callers' level, nothing
-    more.)"""
+    """Bursts of noise and coughs make no sure game word. (With no call owed
+    ever said, as here, sure words are heard again on the grammar compiled
+    from JSGF, ``Recognizer.confirmer``: the call's small grammar alone
+    heard two of four coughs as the round's sound, at 0.38 and 0.55.)"""
+    clips = []
     for seed in range(4):
+        clips.append(synth.add_floor(synth.call_after_silence(cough(seed), 0.8), seed=seed))
         burst = (synth.white_noise(RATE // 2, seed=seed) * 3000).astype(np.int16)
-        for h in hear(rec, synth.add_floor(synth.call_after_silence(burst, 0.8), seed=seed)):
+        clips.append(synth.add_floor(synth.call_after_silence(burst, 0.8), seed=seed))
+    for clip in clips:
+        for h in hear(rec, clip):
             assert h.confidence < STRONG, h
-        for h in hear(rec, synth.add_floor(synth.call_after_silence(cough(seed), 0.8), seed=seed)):
-            assert all(w.text == "hmmrrr" for w in h.words), h
-            assert h.confidence < MISTAKE, h
 
 
 def test_table_talk_rarely_makes_a_strong_game_word(sy: Synth, rec: SphinxRecognizer) -> None:

@@ -23,7 +23,9 @@ sure calls (``CallLevels``) and the call owed (``set_expected``), goes to the
 ear's one decision (``companion.referee.decision``: right, mistake, unsure or
 talk), which sets the confidence the engine gets; an utterance heard as a
 mistake is heard again by the recognizer's confirmer, where it has one
-(``Recognizer.confirmer``), and judged on that hearing. A new vocabulary (and a
+(``Recognizer.confirmer``), and judged on that hearing, and so are sure
+words for a game that never says what a call owes (Cheat), whose engine
+acts on the words' own confidences. A new vocabulary (and a
 new call owed) waits for an utterance boundary: it is never switched inside
 an utterance.
 """
@@ -282,6 +284,7 @@ class Listener:
         self._pending_vocab: tuple[tuple[str, ...], int | None, bool] | None = None
         self._early_on = False
         self.levels = levels if levels is not None else CallLevels()
+        self._judging = False  # whether the game has said what a call owes
         self._tried = -1  # the onset of the utterance last decoded early
         self.thresholds = thresholds
         self.trace = trace
@@ -325,6 +328,7 @@ class Listener:
         ``calls``: the calls that can still be right, each its words in order
         (``Nasty7.expected_calls``; None: not known)."""
         timed = at is not None
+        self._judging = self._judging or words is not None
         if at is None:
             at = self.clock.time_of(self.clock.samples) if self.clock.samples else -math.inf
         ordered = None if calls is None else tuple(
@@ -497,7 +501,11 @@ class Listener:
                             onset=onset, calls=owed.calls, risen=seg.risen,
                             cut=seg.rise)
         evidence, verdict, heard = self._weigh(evidence, pcm, heard, (lo, hi), real, owed)
-        if verdict.outcome == "mistake":
+        if verdict.outcome == "mistake" or (
+                expected is None and not self._judging and verdict.outcome == "right"):
+            # (a game that never says what a call owes, as Cheat, acts on the
+            # words' own confidences: a sure one, heard on the calibrated
+            # hearing too)
             evidence, verdict, heard, loud = self._confirm(evidence, verdict, heard, loud, pcm,
                                                            (lo, hi), last_voiced, real, owed)
         # Whether ``loud`` may not be the call's own level (it joins
@@ -616,11 +624,13 @@ class Listener:
     def _confirm(self, evidence: Evidence, verdict: Verdict, heard: list[Word], loud: float,
                  pcm: npt.NDArray[np.int16], span: tuple[float, float], last_voiced: float,
                  real: int, owed: Owed) -> tuple[Evidence, Verdict, list[Word], float]:
-        """An utterance the recognizer heard as a mistake, heard again by its
-        confirmer (``Recognizer.confirmer``: the hearing the decision's
-        thresholds were calibrated on) and judged on that hearing, by the
-        same decision and takes: its evidence, verdict, words and level
-        (a mistake only if it is one there too). As is without a confirmer.
+        """An utterance the recognizer heard as a mistake (or as sure words
+        where no call owed is ever said), heard again by its confirmer
+        (``Recognizer.confirmer``: the hearing the decision's thresholds and
+        the engines' confidence bars were calibrated on) and judged on that
+        hearing, by the same decision and takes: its evidence, verdict,
+        words and level (a mistake only if it is one there too). As is
+        without a confirmer.
         ``span``: the loud part, seconds from ``pcm``'s start; ``real``:
         samples of ``pcm`` that are audio."""
         confirmer = self.recognizer.confirmer()
