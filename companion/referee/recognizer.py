@@ -134,8 +134,9 @@ class Recognizer(ABC):
         return None
 
     def confirmer(self) -> Recognizer | None:
-        """The recognizer whose hearing a mistake must also pass, or None
-        (the backend's own hearing is the calibrated one). Like ``twin``,
+        """The recognizer whose hearing a mistake (and, where no call owed
+        is ever said, a sure word) must also pass, or None (the backend's
+        own hearing is the calibrated one). Like ``twin``,
         its decodes leave this one's state alone, and it takes its
         vocabulary from this one when it decodes (``follow``). Raises
         ``RecognizerError`` if it cannot be loaded."""

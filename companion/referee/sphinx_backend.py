@@ -223,8 +223,10 @@ class SphinxRecognizer(Recognizer):
         words higher posteriors, which on the simulated arrays' development
         tables let correct calls come out as surer wrong words than the
         decision was calibrated for; a mistake is ruled only when the JSGF
-        hearing, on which it was, agrees (``companion.referee.stream``). A
-        mistake is rare, so its slower decode is too. Costs a third
+        hearing, on which it was, agrees, and a game that never says what a
+        call owes (Cheat) gets its sure words from that hearing
+        (``companion.referee.stream``). A mistake is rare, so its slower
+        decode is too. Costs a third
         acoustic model's memory. Raises ``RecognizerError`` if pocketsphinx
         cannot load it."""
         if self.settings.grammar == "jsgf":
