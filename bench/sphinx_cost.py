@@ -74,10 +74,12 @@ def _decode_all(clips: list[bytes], config: dict[str, Any],
     """CPU seconds of the search and of the best path with posteriors, and
     each clip's game words (name, first and last frame, posterior), with
     decoder settings ``config`` and filler dictionary ``fillers`` (None:
-    the model's); with ``jsgf``, the same call compiled from the JSGF rule
-    ``<call> = <word> [<word>] [<word>]`` by pocketsphinx, as the ear did
-    before ``call_grammar``."""
-    rec = SphinxRecognizer(Spellings.from_pack(load_pack("en")), phones=PhoneLoop(parallel=False))
+    the model's); with ``jsgf``, the same call compiled from its JSGF rule
+    by pocketsphinx (``SphinxSettings.grammar``), as the ear did before
+    ``call_grammar`` and its confirmer does."""
+    rec = SphinxRecognizer(Spellings.from_pack(load_pack("en")),
+                           SphinxSettings(grammar="jsgf" if jsgf else "call"),
+                           phones=PhoneLoop(parallel=False))
     config = {"wbeam": rec.settings.wbeam, **config}
     rec._decoder = phone_loop.one_word_decoder(fillers, wip=rec.settings.wip, **config)
     rec._logmath = rec._decoder.get_logmath()
@@ -85,11 +87,6 @@ def _decode_all(clips: list[bytes], config: dict[str, Any],
     rec.set_vocabulary(list(WORDS))
     d = rec._decoder
     d.activate_search(rec._search)
-    if jsgf:
-        words = " | ".join(f"( {w} )" for w in rec._by_spoken)
-        d.add_jsgf_string("jsgf", "#JSGF V1.0;\ngrammar call;\n"
-                          f"<word> = {words};\npublic <call> = <word> [ <word> ] [ <word> ];\n")
-        d.activate_search("jsgf")
     search = best = 0.0
     paths = []
     for pcm in clips:
