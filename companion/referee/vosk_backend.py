@@ -19,6 +19,8 @@ Models: English from ``companion models install en``; Korean from the
 
 from __future__ import annotations
 
+import ctypes
+import ctypes.util
 import json
 from dataclasses import dataclass
 from pathlib import Path
@@ -30,6 +32,27 @@ from companion.errors import RecognizerError
 from companion.referee.recognizer import Pcm, Recognizer, Spellings, Word
 
 UNK = "[unk]"
+
+DITHER_SEED = 1
+"""The C library's random seed set before each utterance is decoded. Kaldi
+adds dither to every frame before its features (``--dither``, 1.0 unless the
+model's ``mfcc.conf`` says otherwise) drawn from the C library's one global
+``rand()``, so without a seed an utterance's words depended on how many
+random numbers the process had drawn before (loading a model draws some): a
+replay gave other rulings after another model was loaded. Seeded, a decode
+depends only on its audio and the recognizer's earlier utterances."""
+
+
+def _libc() -> Any:
+    """The C library's ``srand``, or None where ctypes cannot find it."""
+    name = ctypes.util.find_library("c")
+    try:
+        return ctypes.CDLL(name).srand if name else None
+    except (OSError, AttributeError):
+        return None
+
+
+_SRAND = _libc()
 
 
 @dataclass(frozen=True)
@@ -128,6 +151,8 @@ class VoskRecognizer(Recognizer):
             raise RecognizerError("set_vocabulary() before decode()")
         rec, fed = self._current
         data = np.asarray(pcm, dtype=np.int16)
+        if _SRAND is not None:
+            _SRAND(DITHER_SEED)
         rec.AcceptWaveform(data.tobytes())
         result = json.loads(rec.FinalResult())
         offset = fed / self.sample_rate
