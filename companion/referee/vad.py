@@ -22,7 +22,9 @@ table clock (``companion.referee.clock``).
 
 from __future__ import annotations
 
+import bisect
 import itertools
+import math
 from collections import deque
 from dataclasses import dataclass
 
@@ -110,6 +112,44 @@ class Segment:
     risen: bool = False
 
 
+class RunningPercentile:
+    """The ``percent``-th percentile of the last ``size`` values added, the
+    same float as ``numpy.percentile`` (its default linear method) on them,
+    kept sorted as values come and go: a frame's noise floor costs a
+    bisection instead of a partition of two seconds of frames."""
+
+    def __init__(self, size: int, percent: float) -> None:
+        self.size = size
+        self._q = percent / 100
+        self._recent: deque[float] = deque()
+        self._sorted: list[float] = []
+
+    def __len__(self) -> int:
+        return len(self._recent)
+
+    def add(self, value: float) -> None:
+        """Add ``value``; the oldest goes once there are ``size``."""
+        if len(self._recent) == self.size:
+            old = self._recent.popleft()
+            del self._sorted[bisect.bisect_left(self._sorted, old)]
+        self._recent.append(value)
+        bisect.insort(self._sorted, value)
+
+    def value(self) -> float:
+        """The percentile now; raises ``ValueError`` before the first value."""
+        a = self._sorted
+        n = len(a)
+        if n == 0:
+            raise ValueError("no values yet")
+        virtual = (n - 1) * self._q  # numpy's linear method (Hyndman and Fan's 7th)
+        below = math.floor(virtual)
+        above = min(below + 1, n - 1)
+        gamma = virtual - below
+        lo, hi = a[below], a[above]
+        diff = hi - lo
+        return hi - diff * (1 - gamma) if gamma >= 0.5 else lo + diff * gamma
+
+
 FRAME_MS = 10
 RATES = (8000, 16000, 32000, 48000)
 
@@ -127,7 +167,7 @@ class Segmenter:
         self.frame = rate * FRAME_MS // 1000
         keep = round(s.pre_roll * rate) + s.start_window * self.frame
         self._history: deque[Pcm] = deque(maxlen=max(1, keep // self.frame + 1))
-        self._energies: deque[float] = deque(maxlen=200)  # frame energies, last 2 s
+        self._energies = RunningPercentile(200, 10)  # frame energies, last 2 s
         self._levels: deque[tuple[int, float]] = deque(maxlen=400)  # (index, energy), 4 s
         self._pending = np.zeros(0, dtype=np.int16)
         self._next = 0  # stream index of _pending[0]
@@ -258,9 +298,9 @@ class Segmenter:
     def _frame(self, frame: Pcm, index: int) -> Segment | None:
         s = self.settings
         energy = float(np.mean(frame.astype(np.float64) ** 2)) + 1.0
-        self._energies.append(energy)
+        self._energies.add(energy)
         self._levels.append((index, energy))
-        self._floor = float(np.percentile(self._energies, 10))
+        self._floor = self._energies.value()
         sound = energy >= self._floor * 10 ** (s.gate_db / 10)
         voiced = sound and self.vad.is_speech(frame.tobytes(), self.rate)
         if self._speech is None:
