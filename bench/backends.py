@@ -33,6 +33,7 @@ and hum-like words (``hm``, ``hmm``, ``mm``, ...) to the round's default sound.
 from __future__ import annotations
 
 import re
+import resource
 import sys
 import time
 from collections.abc import Sequence
@@ -299,23 +300,24 @@ class Project:
         return self._heard(self._listener.flush())
 
 
-def _phone_loop(backend: Backend) -> Any:
-    """The project's pocketsphinx ear decodes its phone loop in a worker
-    process (``companion.referee.phone_loop``); None for other backends."""
-    return getattr(getattr(backend, "recognizer", None), "phones", None)
-
-
 def cpu_s(backend: Backend) -> float:
-    """CPU seconds this process and ``backend``'s helper process have used
-    so far: the difference over a stretch of work is its CPU cost."""
-    phones = _phone_loop(backend)
-    return time.process_time() + (phones.worker_cpu_s if phones is not None else 0.0)
+    """CPU seconds this process has used so far (every backend decodes in
+    it): the difference over a stretch of work is its CPU cost."""
+    return time.process_time()
 
 
-def helper_peak_mb(backend: Backend) -> float:
-    """The peak resident memory of ``backend``'s helper process, MB (0 with none)."""
-    phones = _phone_loop(backend)
-    return phones.worker_peak_mb if phones is not None else 0.0
+def peak_mb() -> float:
+    """This process's peak resident memory, MB: ``VmHWM`` in
+    ``/proc/self/status``, which starts afresh at exec; else ``ru_maxrss``,
+    which getrusage(2) keeps across an exec."""
+    try:
+        with open("/proc/self/status", encoding="ascii") as status:
+            for line in status:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1]) / 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
 def vosk_english_missing() -> str | None:

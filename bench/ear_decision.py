@@ -60,7 +60,6 @@ def evidence_of(job: tuple[str, str]) -> list[dict[str, Any]]:
         kept = json.loads(out_file.read_text())
         if "evidence" in kept:
             return list(kept["evidence"])
-    from companion.referee import phone_loop
     from companion.referee.judge import EarSettings, audio_handler
     from companion.referee.recognizer import open_recognizer
     from companion.replay import replay_all
@@ -68,12 +67,11 @@ def evidence_of(job: tuple[str, str]) -> list[dict[str, Any]]:
     from companion.voice.pack import load_pack
 
     pack = load_pack("en")
-    # A fresh recognizer and phone-loop worker for every session, as each
+    # A fresh recognizer for every session, as each
     # ``companion replay`` of tools/score.py has: pocketsphinx carries its
     # noise estimate from one decode to the next, so a recognizer kept from
     # session to session made a session's evidence depend on which sessions
     # this pool process had replayed before it.
-    phone_loop.shared().close()
     recognizer = open_recognizer(None, pack, notice=False)
     trace: list[Any] = []
     session = load_session(Path(path))

@@ -37,12 +37,11 @@ Figures per backend, split and condition:
 - *latency*: from the true end of the call to the ruling, ms, over spoken
   calls whose ruling came from what was heard (not a deadline): frames
   arrive in real time, the backend works on each as soon as it is free,
-  charged the CPU seconds it took (its helper processes' included: as on
-  one otherwise idle core; the machine the benchmark runs on is shared, so
-  its wall clock would charge other programs' work), and the engine's own
-  time is added;
-- *CPU RTF*: CPU seconds (the ear's helper processes included) over audio
-  seconds; *peak MB*: the worker's peak resident memory plus its helpers'.
+  charged the CPU seconds it took (as on one otherwise idle core; the
+  machine the benchmark runs on is shared, so its wall clock would charge
+  other programs' work), and the engine's own time is added;
+- *CPU RTF*: CPU seconds over audio seconds; *peak MB*: the worker's peak
+  resident memory.
 """
 
 from __future__ import annotations
@@ -261,7 +260,6 @@ def run_worker(name: str, data: Path, splits: list[str], conditions: list[str], 
                result: Path) -> None:
     """Run backend ``name`` over the set; write its per-call records to ``result``."""
     backends.exit_if_unavailable(name)
-    import referee
 
     started = time.perf_counter()
     try:
@@ -283,10 +281,8 @@ def run_worker(name: str, data: Path, splits: list[str], conditions: list[str], 
                 timing.append({"split": split, "condition": condition, "session": path.stem,
                                "cpu": cpu, "seconds": seconds})
             # after each condition, so a run cut short still has what it measured
-            helper_mb = backends.helper_peak_mb(backend)
             result.write_text(json.dumps({"backend": name, "load_s": load_s,
-                                          "peak_mb": referee.peak_mb() + helper_mb,
-                                          "helper_mb": helper_mb, "records": records,
+                                          "peak_mb": backends.peak_mb(), "records": records,
                                           "timing": timing}))
             print(f"{name} {split} {condition}: {len(paths)} sessions", file=sys.stderr,
                   flush=True)
@@ -317,7 +313,6 @@ def merged(parts: list[dict[str, Any]]) -> dict[str, Any]:
         return skipped[0]
     return {"backend": parts[0]["backend"], "load_s": max(p["load_s"] for p in parts),
             "peak_mb": max(p["peak_mb"] for p in parts),
-            "helper_mb": max(p.get("helper_mb", 0.0) for p in parts),
             "records": [r for p in parts for r in p["records"]],
             "timing": [t for p in parts for t in p["timing"]]}
 
@@ -465,9 +460,7 @@ def report(results: list[dict[str, Any]], data: Path, splits: list[str],
         if "skipped" in res:
             mem.append([res["backend"], "skipped", "", res["skipped"]])
             continue
-        helper = res.get("helper_mb", 0.0)
-        mem.append([res["backend"], f"{res['peak_mb']:.0f}", f"{res['load_s']:.2f}",
-                    f"{helper:.0f} MB of it in the phone-loop worker" if helper else ""])
+        mem.append([res["backend"], f"{res['peak_mb']:.0f}", f"{res['load_s']:.2f}", ""])
         for condition in conditions:
             for split in splits:
                 timing = [t for t in res["timing"]
@@ -497,7 +490,7 @@ def report(results: list[dict[str, Any]], data: Path, splits: list[str],
               "Right verdicts by kind of call (splits pooled; twin: a twin racketeer said "
               "right; oov: zero, eight or nine):", "",
               markdown(["backend", "condition", *kinds], kind_rows), "",
-              "Peak memory on human voices (resident, the worker and its helpers) and load time:",
+              "Peak memory on human voices (resident, the worker) and load time:",
               "", markdown(["backend", "peak MB", "load s", "note"], mem)]
     return "\n".join(parts)
 

@@ -36,17 +36,14 @@ Figures:
   speech that were heard at all (median and 95th percentile).
 - *RTF*: wall-clock compute seconds over audio seconds: how long the ear's
   thread was busy, what delays a ruling.
-- *CPU RTF*: CPU seconds over audio seconds, the ear's helper processes
-  included (the project's pocketsphinx ear decodes its phone loop in a
-  worker process, at the same time as the grammar): what the device must
-  have to spare. The target is judged on this one.
+- *CPU RTF*: CPU seconds over audio seconds: what the device must have
+  to spare. The target is judged on this one.
 - *latency*: from the true end of the call to the ruling, ms. Frames arrive
   in real time (frame k at ``(k+1) x 30 ms``); the backend works on each as
   soon as it is free, taking the measured compute time, and the engine's
   own time is added. Over calls in time whose ruling came from what was
   heard (not from the hesitation deadline).
-- *peak MB*: the benchmark worker process's peak resident memory plus its
-  helper processes' peaks (an upper bound: they need not peak together).
+- *peak MB*: the benchmark worker process's peak resident memory.
 """
 
 from __future__ import annotations
@@ -75,7 +72,6 @@ import trials as tr
 
 from companion.audio.synth import Synth
 from companion.events import Say
-from companion.referee.phone_loop import peak_mb  # this process's own peak (VmHWM), MB
 
 DEFAULT_BACKENDS = ("companion-pocketsphinx", "companion-vosk", "ps-lm", "whisper-tiny")
 """The backends of a full run, the default recognizer first."""
@@ -205,10 +201,8 @@ def run_worker(name: str, clips: Path, result: Path) -> None:
                     "heard": verdict.heard, "onset_err": onset_err, "latency": latency,
                     "compute": compute, "cpu": cpu, "seconds": len(audio) / rate,
                 })
-    helper_mb = 0.0 if backend is None else backends.helper_peak_mb(backend)
     result.write_text(json.dumps({"backend": name, "load_s": load_s,
-                                  "peak_mb": peak_mb() + helper_mb, "helper_mb": helper_mb,
-                                  "records": records}))
+                                  "peak_mb": backends.peak_mb(), "records": records}))
 
 
 def spawn(name: str, clips: Path, work: Path) -> dict[str, Any]:
@@ -315,9 +309,7 @@ def report(results: list[dict[str, Any]], n: int, seed: int) -> str:
         if "skipped" in res:
             mem_rows.append([name, "skipped", "", res["skipped"]])
             continue
-        helper = res.get("helper_mb", 0.0)
-        mem_rows.append([name, f"{res['peak_mb']:.0f}", f"{res['load_s']:.2f}",
-                         f"{helper:.0f} MB of it in the phone-loop worker" if helper else ""])
+        mem_rows.append([name, f"{res['peak_mb']:.0f}", f"{res['load_s']:.2f}", ""])
         if name == "baseline":
             continue
         recs = res["records"]
@@ -350,7 +342,7 @@ def report(results: list[dict[str, Any]], n: int, seed: int) -> str:
         "",
         markdown(["backend", *kinds], kind_rows),
         "",
-        "Peak memory (resident, the worker process and its helpers) and model load time:",
+        "Peak memory (resident, the worker process) and model load time:",
         "",
         markdown(["backend", "peak MB", "load s", "note"], mem_rows),
     ]

@@ -11,7 +11,7 @@ dev speakers only, cut into 1.5 s stretches decoded in turn). Prints per
 setting the CPU real-time factor of the search (``process_raw`` and
 ``end_utt``) and of reading the best path with its posteriors (``seg()``,
 which builds the lattice), and, against the ear's own decoder (silence as
-its only filler, ``phone_loop.SILENCE_FILLERS``), how many clips keep the
+its only filler, ``sphinx_decoder.SILENCE_FILLERS``), how many clips keep the
 same words and the largest change of a word's posterior.
 
     python bench/sphinx_cost.py --takes 2 --talk 2
@@ -28,9 +28,8 @@ from typing import Any
 import numpy as np
 import soxr
 
-from companion.referee import phone_loop
+from companion.referee import sphinx_decoder
 from companion.referee.judge import read_wav
-from companion.referee.phone_loop import PhoneLoop
 from companion.referee.recognizer import Spellings
 from companion.referee.sphinx_backend import SphinxRecognizer, SphinxSettings, with_floor
 from companion.voice.pack import load_pack
@@ -69,7 +68,7 @@ def _stretches(sessions: int) -> list[bytes]:
 
 
 def _decode_all(clips: list[bytes], config: dict[str, Any],
-                fillers: str | None = phone_loop.SILENCE_FILLERS, *, jsgf: bool = False
+                fillers: str | None = sphinx_decoder.SILENCE_FILLERS, *, jsgf: bool = False
                 ) -> tuple[float, float, list[Words]]:
     """CPU seconds of the search and of the best path with posteriors, and
     each clip's game words (name, first and last frame, posterior), with
@@ -78,10 +77,9 @@ def _decode_all(clips: list[bytes], config: dict[str, Any],
     by pocketsphinx (``SphinxSettings.grammar``), as the ear did before
     ``call_grammar`` and its confirmer does."""
     rec = SphinxRecognizer(Spellings.from_pack(load_pack("en")),
-                           SphinxSettings(grammar="jsgf" if jsgf else "call"),
-                           phones=PhoneLoop(parallel=False))
+                           SphinxSettings(grammar="jsgf" if jsgf else "call"))
     config = {"wbeam": rec.settings.wbeam, **config}
-    rec._decoder = phone_loop.one_word_decoder(fillers, wip=rec.settings.wip, **config)
+    rec._decoder = sphinx_decoder.one_word_decoder(fillers, wip=rec.settings.wip, **config)
     rec._logmath = rec._decoder.get_logmath()
     rec._added = set()
     rec.set_vocabulary(list(WORDS))
@@ -117,7 +115,7 @@ def _table(clips: list[bytes], wbeams: list[float]) -> None:
     print(f"| the ear's: silence fillers, word beam {SphinxSettings().wbeam:g} | "
           f"{search / audio_s:.3f} | "
           f"{best / audio_s:.3f} | {(search + best) / audio_s:.3f} | - | - |")
-    fill = phone_loop.SILENCE_FILLERS
+    fill = sphinx_decoder.SILENCE_FILLERS
     rows: list[tuple[str, dict[str, Any], str | None, bool]] = [
         ("grammar compiled from JSGF, word beam 1e-24 (the ear's before)", {"wbeam": 1e-24},
          fill, True),

@@ -13,7 +13,6 @@ from __future__ import annotations
 import numpy as np
 from fsdd import needs_fsdd, take
 
-from companion.referee.phone_loop import PhoneLoop
 from companion.referee.recognizer import Recognizer, Word
 from companion.referee.sphinx_backend import SphinxRecognizer, SphinxSettings
 from companion.referee.stream import Listener
@@ -85,11 +84,10 @@ def test_a_mistake_stands_only_if_the_confirmer_hears_it_too() -> None:
 def test_pocketsphinx_confirms_with_the_grammar_compiled_from_jsgf() -> None:
     """The call's small grammar has a confirmer with the JSGF grammar and
     the word beam it was calibrated with, made once; that one has none."""
-    rec = SphinxRecognizer(phones=PhoneLoop(parallel=False))
+    rec = SphinxRecognizer()
     confirmer = rec.confirmer()
     assert confirmer is not None and confirmer is rec.confirmer()
     assert (confirmer.settings.grammar, confirmer.settings.wbeam) == ("jsgf", 1e-24)
     assert rec.settings.grammar == "call"
     assert confirmer.confirmer() is None
-    assert SphinxRecognizer(settings=SphinxSettings(grammar="jsgf"),
-                            phones=PhoneLoop(parallel=False)).confirmer() is None
+    assert SphinxRecognizer(settings=SphinxSettings(grammar="jsgf")).confirmer() is None

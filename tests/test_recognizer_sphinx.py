@@ -17,7 +17,6 @@ from companion.errors import RecognizerError
 from companion.referee.cmudict import CmuDictionary
 from companion.referee.decision import DEFAULT
 from companion.referee.judge import read_wav
-from companion.referee.phone_loop import PhoneLoop
 from companion.referee.recognizer import Spellings, open_recognizer, pick_backend
 from companion.referee.sphinx_backend import SphinxRecognizer, SphinxSettings, with_floor
 from companion.referee.stream import Heard, Listener
@@ -141,16 +140,16 @@ def test_the_call_grammar_holds_one_to_most_phrases() -> None:
     [<word>]``: one to three of the phrases in a row, a phrase of two words
     only whole, nothing else (pocketsphinx's own reader of the grammar,
     ``FsgModel.accept``, checks each string)."""
-    from companion.referee import phone_loop
+    from companion.referee import sphinx_decoder
     from companion.referee.sphinx_backend import call_grammar
 
-    fsg = call_grammar(phone_loop.one_word_decoder(phone_loop.SILENCE_FILLERS),
+    fsg = call_grammar(sphinx_decoder.one_word_decoder(sphinx_decoder.SILENCE_FILLERS),
                        [["one"], ["two"], ["hmm", "hmm"]], 3)
     for words in ("one", "hmm hmm", "one two", "two hmm hmm one", "one one one"):
         assert fsg.accept(words), words
     for words in ("", "hmm", "three", "one one one one", "hmm hmm hmm"):
         assert not fsg.accept(words), words
-    one = call_grammar(phone_loop.one_word_decoder(), [["one"], ["two"]], 1)
+    one = call_grammar(sphinx_decoder.one_word_decoder(), [["one"], ["two"]], 1)
     assert one.accept("two") and not one.accept("one two")
 
 
@@ -208,11 +207,10 @@ def test_espeak_hums_rarely_reach_the_mistake_threshold(sy: Synth,
 def test_the_word_beam_reaches_the_grammar_decoder_and_its_twin() -> None:
     """``SphinxSettings.wbeam`` is the grammar search's word beam in both
     decoders of a recognizer (its twin hears the second opinions)."""
-    loop = PhoneLoop(parallel=False)
-    default = SphinxRecognizer(rec_spellings(), phones=loop)
+    default = SphinxRecognizer(rec_spellings())
     assert default._decoder.config["wbeam"] == SphinxSettings().wbeam
     assert default.twin()._decoder.config["wbeam"] == SphinxSettings().wbeam
-    wide = SphinxRecognizer(rec_spellings(), SphinxSettings(wbeam=7e-29), phones=loop)
+    wide = SphinxRecognizer(rec_spellings(), SphinxSettings(wbeam=7e-29))
     assert wide._decoder.config["wbeam"] == 7e-29
 
 
@@ -306,9 +304,8 @@ def test_without_the_noise_fillers_talk_is_heard_the_same() -> None:
     fillers too; only its cost differs, which bench/RESULTS.md measures."""
     pcm, rate = read_wav(FSDD.parents[1] / "sessions" / "dev" / "babble10" / "s000.wav")
     assert rate == RATE
-    loop = PhoneLoop(parallel=False)
-    plain = SphinxRecognizer(phones=loop)
-    fillers = SphinxRecognizer(phones=loop, settings=SphinxSettings(noise_fillers=True))
+    plain = SphinxRecognizer()
+    fillers = SphinxRecognizer(settings=SphinxSettings(noise_fillers=True))
     assert plain._decoder.lookup_word("[SPEECH]") is None
     assert fillers._decoder.lookup_word("[SPEECH]") is not None
     for rec in (plain, fillers):
@@ -345,7 +342,7 @@ def test_a_missing_dictionary_is_a_recognizer_error_naming_it(tmp_path: Path) ->
     # The words' pronunciations are read from the dictionary file when a
     # vocabulary needs them; a file that cannot be read is a clear error,
     # not a traceback from deep in the decoder.
-    rec = SphinxRecognizer(Spellings.from_pack(load_pack("en")), phones=PhoneLoop(parallel=False),
+    rec = SphinxRecognizer(Spellings.from_pack(load_pack("en")),
                            dictionary=CmuDictionary(tmp_path / "gone.dict"))
     with pytest.raises(RecognizerError, match="dictionary cannot be read"):
         rec.set_vocabulary(VOCABULARY)
@@ -354,4 +351,4 @@ def test_a_missing_dictionary_is_a_recognizer_error_naming_it(tmp_path: Path) ->
 def test_without_pocketsphinx_the_recognizer_says_so(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setitem(sys.modules, "pocketsphinx", None)  # as if not installed
     with pytest.raises(RecognizerError, match="pocketsphinx cannot be loaded"):
-        SphinxRecognizer(Spellings.from_pack(load_pack("en")), phones=PhoneLoop(parallel=False))
+        SphinxRecognizer(Spellings.from_pack(load_pack("en")))

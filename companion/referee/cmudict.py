@@ -5,7 +5,7 @@ in memory (about 135,000 words), while the ear listens for a few dozen (what
 that costs: bench/RESULTS.md, "Peak memory"). ``CmuDictionary`` instead
 reads the file line by line when words it has not looked up yet are asked
 for, keeps only those words' pronunciations, and the recognizer adds them to
-a one-word decoder (``companion.referee.phone_loop.one_word_decoder``).
+a one-word decoder (``companion.referee.sphinx_decoder.one_word_decoder``).
 """
 
 from __future__ import annotations

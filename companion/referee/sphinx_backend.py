@@ -1,25 +1,28 @@
 """The pocketsphinx backend: the bundled US English model with a grammar of the call.
 
 The embedded default (no download): pocketsphinx 5's ``en-us`` acoustic model
-and CMU dictionary. Each utterance is decoded twice over the same frames:
+and CMU dictionary. Each utterance is decoded with the **grammar** of a call:
+one to ``max_words`` of the words that can matter now, in a row
+(``call_grammar``: the language of the JSGF rule ``<call> = <word> [<word>]
+[<word>]``, built as a finite-state grammar of its own).
 
-1. with the **grammar** of a call: one to ``max_words`` of the words that
-   can matter now, in a row (``call_grammar``: the language of the JSGF
-   rule ``<call> = <word> [<word>] [<word>]``, built as a finite-state
-   grammar of its own);
-2. with the **phone loop** (``allphone`` search with the bundled phone
-   language model), the best any English-like sound could score. It runs
-   in a worker process at the same time as the grammar
-   (``companion.referee.phone_loop``).
-
-A game word's **confidence** is the lower of two figures: (a) the gap
-between the two acoustic scores over that word's frames, per frame, through a
-logistic: a word the speaker really said scores close to the free phone
-loop; a word forced onto noise, a cough or table talk scores far below it;
-(b) the word's posterior probability in the grammar's lattice (low when
-another game word fits the sound about as well, or for a word tacked onto
-the trailing breath). ``SphinxSettings`` holds these thresholds.
+A game word's **confidence** is the lower of two figures: (a) the word's
+acoustic score per frame (pocketsphinx's, relative to the best senone of
+each frame) through a logistic: a word the speaker really said fits its
+frames closely; a word forced onto noise, a cough or table talk fits them
+far worse; (b) the word's posterior probability in the grammar's lattice
+(low when another game word fits the sound about as well, or for a word
+tacked onto the trailing breath). ``SphinxSettings`` holds these thresholds.
 Words the dictionary lacks take phones from the pack's ``[listen.phones]``.
+
+The first figure was once the gap to a free phone loop (pocketsphinx's
+``allphone`` search) decoded beside the grammar. pocketsphinx reports the
+phone loop's scores in its search's internal units, 1,024 times smaller than
+a word's, so over a word's frames the loop scored within 0.004 nats per
+frame of zero against gaps of 0.4 to 16: the confidences never depended on
+it, and it took about half of the ear's CPU. Scaled as a word's, the gap
+told right words from wrong ones worse than the word's own score
+(bench/RESULTS.md, "The phone loop dropped").
 """
 
 from __future__ import annotations
@@ -33,9 +36,8 @@ from typing import Any, Literal
 import numpy as np
 
 from companion.errors import RecognizerError
-from companion.referee import phone_loop
+from companion.referee import sphinx_decoder
 from companion.referee.cmudict import CmuDictionary
-from companion.referee.phone_loop import PhoneLoop, Seg
 from companion.referee.recognizer import Pcm, Recognizer, Spellings, Word
 
 FRAME_S = 0.01
@@ -46,9 +48,9 @@ FRAME_S = 0.01
 class SphinxSettings:
     """Rejection and search settings (defaults in brackets).
 
-    ``llr_center``: the per-frame log-likelihood gap (natural log) between
-    the phone loop and a word at which the word's confidence is 0.5 [5.5].
-    ``llr_slope``: nats per frame for a factor e in the odds [1.0].
+    ``llr_center``: the word's acoustic score per frame, negated (nats
+    below the best senone of each frame), at which its confidence is 0.5
+    [5.5]. ``llr_slope``: nats per frame for a factor e in the odds [1.0].
     ``min_frames``: a word shorter than this many 10 ms frames gets
     confidence 0 [8]. ``wip``: the decoder's word insertion probability
     (pocketsphinx's default; far lower values cut real words) [0.65].
@@ -69,7 +71,7 @@ class SphinxSettings:
     ``[NOISE]`` and ``[SPEECH]`` fillers, not only silence, between and
     around words [False]; without them it hears the same words with the
     same posteriors, and builds its lattice (``seg()``) with less CPU
-    (``phone_loop.SILENCE_FILLERS``; bench/RESULTS.md).
+    (``sphinx_decoder.SILENCE_FILLERS``; bench/RESULTS.md).
     ``wbeam``: the grammar search's word beam (pocketsphinx's ``-wbeam``: a
     word ending this far below the best word end of its 10 ms frame, as a
     ratio of likelihoods, is dropped) [7e-29, pocketsphinx's own]. The
@@ -150,8 +152,7 @@ def call_grammar(decoder: Any, phrases: list[list[str]], most: int) -> Any:
 
 class SphinxRecognizer(Recognizer):
     """pocketsphinx with the bundled ``en-us`` model at 16,000 Hz.
-    ``phones``: the phone loop to score words against (default: the
-    process's shared one, ``phone_loop.shared()``). ``dictionary``: where the
+    ``dictionary``: where the
     pronunciations of the words listened for are read (default: the bundled
     CMU dictionary, ``CmuDictionary``); the decoder holds only those words,
     with the pack's phones added. Raises ``RecognizerError`` if pocketsphinx
@@ -163,18 +164,14 @@ class SphinxRecognizer(Recognizer):
 
     def __init__(self, spellings: Spellings | None = None,
                  settings: SphinxSettings | None = None, *,
-                 phones: PhoneLoop | None = None,
                  dictionary: CmuDictionary | None = None) -> None:
         super().__init__(spellings)
         self.settings = settings or SphinxSettings()
-        self.phones = phones or phone_loop.shared()
-        """The phone loop this recognizer scores against."""
-        self.phones.start()  # the worker loads its model while this one does
         try:
             self.dictionary = dictionary or CmuDictionary()
             """Where the words' pronunciations come from."""
-            self._decoder = phone_loop.one_word_decoder(
-                None if self.settings.noise_fillers else phone_loop.SILENCE_FILLERS,
+            self._decoder = sphinx_decoder.one_word_decoder(
+                None if self.settings.noise_fillers else sphinx_decoder.SILENCE_FILLERS,
                 wip=self.settings.wip, wbeam=self.settings.wbeam)
         except (ImportError, RuntimeError, OSError) as exc:
             raise RecognizerError(f"pocketsphinx cannot be loaded: {exc}") from None
@@ -190,10 +187,8 @@ class SphinxRecognizer(Recognizer):
         on the first call): the model's noise removal (``-remove_noise``)
         carries its noise estimate from one utterance to the next, so a
         second hearing decoded by this one would move the verdicts on the
-        utterances after it. It reads the same dictionary, and its phone
-        loop is a second search of its one decoder, decoded in this process
-        (``PhoneLoop.share``). Costs a second acoustic model's memory
-        (bench/RESULTS.md). Raises ``RecognizerError`` if pocketsphinx
+        utterances after it. It reads the same dictionary. Costs a second
+        acoustic model's memory (bench/RESULTS.md). Raises ``RecognizerError`` if pocketsphinx
         cannot load it."""
         if self._twin is None:
             self._twin = self._sibling(self.settings)
@@ -201,23 +196,15 @@ class SphinxRecognizer(Recognizer):
 
     def _sibling(self, settings: SphinxSettings) -> SphinxRecognizer:
         """A recognizer with ``settings``, this one's spellings and
-        dictionary, a decoder of its own and its phone loop a second search
-        of that decoder, decoded in this process (``PhoneLoop.share``).
-        Raises ``RecognizerError`` if pocketsphinx cannot load it."""
-        sibling = SphinxRecognizer(self.spellings, settings, phones=PhoneLoop(parallel=False),
-                                   dictionary=self.dictionary)
-        try:
-            sibling.phones.share(sibling._decoder)
-        except (RuntimeError, ValueError, OSError) as exc:
-            raise RecognizerError(
-                f"pocketsphinx's phone loop cannot be loaded: {exc}") from None
-        return sibling
+        dictionary, and a decoder of its own. Raises ``RecognizerError`` if
+        pocketsphinx cannot load it."""
+        return SphinxRecognizer(self.spellings, settings, dictionary=self.dictionary)
 
     def confirmer(self) -> SphinxRecognizer | None:
         """With the call's small grammar (``SphinxSettings.grammar`` "call"),
         a recognizer with the grammar compiled from JSGF at the word beam
-        the ear had with it (1e-24), a decoder of its own and its phone
-        loop decoded in this process (made on the first call: a
+        the ear had with it (1e-24) and a decoder of its own (made on the
+        first call: a
         ``Listener`` asks for it when it starts); None with
         the JSGF grammar already. The small grammar's lattice gives its
         words higher posteriors, which on the simulated arrays' development
@@ -297,10 +284,8 @@ class SphinxRecognizer(Recognizer):
         if not self.vocabulary:
             raise RecognizerError("set_vocabulary() before decode()")
         raw = with_floor(np.asarray(pcm, dtype=np.int16), self.settings.floor_dbfs).tobytes()
-        phones_of = self.phones.submit(raw)  # decodes while the grammar does
         self._decoder.activate_search(self._search)
-        segs = phone_loop.best_path(self._decoder, raw)
-        phones = phones_of()
+        segs = sphinx_decoder.best_path(self._decoder, raw)
         s = self.settings
         words: list[Word] = []
         spoken_parts: list[tuple[str, int, int, float, float]] = []
@@ -319,9 +304,8 @@ class SphinxRecognizer(Recognizer):
                 if " ".join(p[0] for p in chunk) == spoken:
                     start, end = chunk[0][1], chunk[-1][2]
                     score = sum(p[3] for p in chunk)
-                    free = _span_score(phones, start, end)
                     frames = end - start + 1
-                    gap = (free - score) / frames
+                    gap = -score / frames
                     conf = 0.0 if frames < s.min_frames else min(
                         _logistic((s.llr_center - gap) / s.llr_slope),
                         min(p[4] for p in chunk))
@@ -343,18 +327,6 @@ def with_floor(pcm: Pcm, dbfs: float | None, seed: int = 0) -> Pcm:
         return pcm
     noise = np.random.default_rng(seed).normal(0.0, 32768.0 * 10 ** (dbfs / 20), len(pcm))
     return np.clip(np.round(pcm + noise), -32768, 32767).astype(np.int16)
-
-
-def _span_score(phones: list[Seg], start: int,
-                end: int) -> float:
-    """The phone loop's acoustic score over frames start..end (inclusive),
-    sharing a phone's score by the fraction of its frames inside."""
-    total = 0.0
-    for _, a, b, score, _ in phones:
-        overlap = min(b, end) - max(a, start) + 1
-        if overlap > 0:
-            total += score * overlap / (b - a + 1)
-    return total
 
 
 def _logistic(x: float) -> float:
