@@ -32,8 +32,7 @@ Figures, over trials, by the engine's first ruling on the claim:
 - *missed*: nothing ruled. At a table, the turn LED staying on the player is
   then the only sign, and the next claim heard would be taken as theirs.
 - *RTF*: wall-clock compute seconds over audio seconds; *CPU RTF*: CPU
-  seconds over audio seconds, helper processes included (as in
-  ``referee.py``).
+  seconds over audio seconds (as in ``referee.py``).
 
 Words heard with confidence below the engine's ``min_confidence`` (0.5) are
 never acted on, so a backend whose confidences run low scores *missed*.
@@ -164,8 +163,7 @@ def hear(backend: backends.Backend, audio: np.ndarray, words: list[str],
          items: int | None = None) -> tuple[list[Say], float, float]:
     """Stream ``audio`` through ``backend`` with the grammar ``words`` (at
     most ``items`` per utterance); one ``say`` per utterance (the words one
-    ``feed`` returned), the wall-clock compute seconds and the CPU seconds
-    (helper processes included)."""
+    ``feed`` returned), the wall-clock compute seconds and the CPU seconds."""
     cpu_started = backends.cpu_s(backend)
     backend.begin(words, items)
     frame = backends.FRAME

@@ -130,14 +130,14 @@ def hear(backend: backends.Backend, audio: np.ndarray, words: Sequence[str],
          t0: float, *, clock: str = "wall") -> tuple[list[Heard], float, float]:
     """Stream ``audio`` through ``backend`` in real-time frames; the says it
     produced (table times, from clip time ``t0``), the wall-clock compute
-    seconds and the CPU seconds (helper processes included). Early endpoints
+    seconds and the CPU seconds. Early endpoints
     on, as The Nasty 7 asks (``Nasty7.early_endpoint``).
 
     ``clock``: what each frame's work is charged for the ready times (and so
     the latency): ``wall``, the wall-clock seconds it took; ``cpu``, the CPU
-    seconds of this process and the backend's helper processes, as if one
-    otherwise idle core did it all in turn (an upper bound free of what other
-    programs on a shared machine take)."""
+    seconds of this process, as if one otherwise idle core did it all in
+    turn (an upper bound free of what other programs on a shared machine
+    take)."""
     cpu_started = backends.cpu_s(backend)
     backend.begin(words, early=True)
     frame = backends.FRAME
