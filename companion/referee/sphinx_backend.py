@@ -16,12 +16,12 @@ tacked onto the trailing breath). ``SphinxSettings`` holds these thresholds.
 Words the dictionary lacks take phones from the pack's ``[listen.phones]``.
 
 The first figure was once the gap to a free phone loop (pocketsphinx's
-``allphone`` search) decoded beside the grammar. pocketsphinx reports the
-phone loop's scores in its search's internal units, 1,024 times smaller than
-a word's, so over a word's frames the loop scored within 0.004 nats per
-frame of zero against gaps of 0.4 to 16: the confidences never depended on
-it, and it took about half of the ear's CPU. Scaled as a word's, the gap
-told right words from wrong ones worse than the word's own score
+``allphone`` search) decoded beside the grammar. pocketsphinx reports that
+search's scores in its internal units (``SENSCR_SHIFT``: 1,024 times
+smaller than a grammar word's), so the loop's score over a word's frames
+was next to nothing beside the word's own: the confidences never depended
+on it, while it was a large part of the ear's CPU. Scaled as a word's, the
+gap told right words from wrong ones no better than the word's own score
 (bench/RESULTS.md, "The phone loop dropped").
 """
 
@@ -188,8 +188,8 @@ class SphinxRecognizer(Recognizer):
         carries its noise estimate from one utterance to the next, so a
         second hearing decoded by this one would move the verdicts on the
         utterances after it. It reads the same dictionary. Costs a second
-        acoustic model's memory (bench/RESULTS.md). Raises ``RecognizerError`` if pocketsphinx
-        cannot load it."""
+        acoustic model's memory (bench/RESULTS.md). Raises
+        ``RecognizerError`` if pocketsphinx cannot load it."""
         if self._twin is None:
             self._twin = self._sibling(self.settings)
         return self._twin
