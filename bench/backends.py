@@ -287,6 +287,13 @@ class Project:
         self._listener.set_vocabulary(list(words), items, early=early)
         self._first = True
 
+    def expect(self, match: Any) -> None:
+        """Tell the ear the call ``match`` owes now, by whom, as the live
+        table does after every event (``companion.referee.judge.expect``)."""
+        from companion.referee.judge import expect
+
+        expect(self._listener, match)
+
     def _heard(self, items: list[Any]) -> list[Heard]:
         return [Heard(h.text, h.onset, h.end, h.confidence) for h in items]
 

@@ -16,8 +16,10 @@ picks the set, ``--human-splits`` its splits), then generated voices:
    worker that loads no recognizer shows what the rest costs;
 3. streams each clip through the backend in 30 ms frames, turns what it hears
    into ``say`` events on the table clock and judges them with the real
-   engine (``companion.games.nasty7`` through ``Match``). Each trial gets a
-   fresh stream, but the project's ear keeps the callers' loudness
+   engine (``companion.games.nasty7`` through ``Match``). The project's ear
+   is told the call owed after the trial's flip, by whom, as the live table
+   tells it (``judge.expect``; peers only get the words to listen for).
+   Each trial gets a fresh stream, but the project's ear keeps the callers' loudness
    (``CallLevels``) from one trial to the next, in the order run (per voice
    family, each condition in turn), as it keeps it through a game: a table
    is heard for hours, never one call cold;
@@ -127,7 +129,8 @@ class Heard:
 
 
 def hear(backend: backends.Backend, audio: np.ndarray, words: Sequence[str],
-         t0: float, *, clock: str = "wall") -> tuple[list[Heard], float, float]:
+         t0: float, *, clock: str = "wall", match: Any = None,
+         ) -> tuple[list[Heard], float, float]:
     """Stream ``audio`` through ``backend`` in real-time frames; the says it
     produced (table times, from clip time ``t0``), the wall-clock compute
     seconds and the CPU seconds. Early endpoints
@@ -137,9 +140,12 @@ def hear(backend: backends.Backend, audio: np.ndarray, words: Sequence[str],
     the latency): ``wall``, the wall-clock seconds it took; ``cpu``, the CPU
     seconds of this process, as if one otherwise idle core did it all in
     turn (an upper bound free of what other programs on a shared machine
-    take)."""
+    take). ``match``: the table after the trial's flip; the project's ear
+    is told the call it owes (``backends.Project.expect``), peers are not."""
     cpu_started = backends.cpu_s(backend)
     backend.begin(words, early=True)
+    if match is not None and isinstance(backend, backends.Project):
+        backend.expect(match)
     frame = backends.FRAME
     busy = 0.0
     compute = 0.0
@@ -186,7 +192,8 @@ def run_worker(name: str, clips: Path, result: Path) -> None:
                 if backend is None:
                     heard, compute, cpu = [], 0.0, 0.0
                 else:
-                    heard, compute, cpu = hear(backend, audio, trial.listen, trial.t0)
+                    heard, compute, cpu = hear(backend, audio, trial.listen, trial.t0,
+                                               match=tr.owed_match(trial))
                 verdict = tr.judge(trial, [h.say for h in heard])
                 latency = None
                 if (verdict.by_say is not None and trial.end is not None

@@ -221,6 +221,16 @@ class Verdict:
     engine_s: float = 0.0
 
 
+def owed_match(trial: Trial) -> Match[Any]:
+    """The trial's table just after its flip: the prefix and the flip, what
+    the live table tells its ear (the call owed, by whom) before the call."""
+    game = new_game()
+    match, flip = prefix_match(game, trial.prefix)
+    player = game.players[match.state.turn]
+    match.apply(Flip(t=flip, player=player, card=trial.card))  # type: ignore[arg-type]
+    return match
+
+
 def judge(trial: Trial, says: list[Say]) -> Verdict:
     """Run the trial's table through the engine: the prefix, the flip, and the
     ``says`` (table times, in any order) merged with the flip by time, then a
