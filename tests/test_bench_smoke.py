@@ -171,3 +171,22 @@ def test_quick_bench_reports_human_voices_first_with_the_targets(tmp_path: Path)
     # the per-call records the figures came from are kept
     kept = json.loads((tmp_path / "human-companion-pocketsphinx-dev.json").read_text())
     assert len(kept["records"]) == int(got["calls"])
+
+
+def test_the_ear_is_told_the_call_each_trial_owes() -> None:
+    # The live table tells its ear the call owed after the flip
+    # (``judge.expect``); the benchmark's trials must tell it the same: the
+    # right call's words for a racketeer or phone card, silence for a gun.
+    from companion.referee.judge import owed
+
+    for trial in tr.plan(60, "espeak-ng", seed=5):
+        match = tr.owed_match(trial)
+        said = backends.to_game_words(trial.text) if trial.text is not None else []
+        expected = owed(match)
+        assert expected is not None, trial
+        if trial.kind.startswith("ok_"):
+            assert expected == said, trial
+        if trial.card == "gun":
+            assert expected == [], trial
+        elif trial.kind == "wrong_number":
+            assert expected and expected != said, trial
