@@ -636,13 +636,27 @@ class Listener:
         confirmer = self.recognizer.confirmer()
         if confirmer is None:
             return evidence, verdict, heard, loud
-        confirmer.follow(self.recognizer)
-        words, _, again, level = self._words(pcm, span, last_voiced, confirmer)
-        second = replace(evidence, words=tuple(again), decoded=tuple(words), loud_db=level,
-                         template_gap=None, template_word=None, template_fit=None,
-                         template_best_fit=None, enrolled=frozenset())
-        second, checked, again = self._weigh(second, pcm, again, span, real, owed)
+        second, checked, again, _, level = self._hear_again(confirmer, evidence, pcm, span,
+                                                            last_voiced, real, owed)
         return second, checked, again, level
+
+    def _hear_again(self, recognizer: Recognizer, evidence: Evidence,
+                    pcm: npt.NDArray[np.int16], span: tuple[float, float],
+                    last_voiced: float, real: int, owed: Owed,
+                    ) -> tuple[Evidence, Verdict, list[Word], list[Word], float]:
+        """``pcm`` decoded by ``recognizer`` (the twin or the confirmer,
+        following this one's vocabulary) and judged by the same decision
+        and takes, on ``evidence`` with the words, level and takes of that
+        hearing instead: its evidence, verdict, words (the takes may have
+        overruled them), the words it heard before the takes were weighed,
+        and their level."""
+        recognizer.follow(self.recognizer)
+        words, _, heard, level = self._words(pcm, span, last_voiced, recognizer)
+        again = replace(evidence, words=tuple(heard), decoded=tuple(words), loud_db=level,
+                        template_gap=None, template_word=None, template_fit=None,
+                        template_best_fit=None, enrolled=frozenset())
+        checked, verdict, weighed = self._weigh(again, pcm, heard, span, real, owed)
+        return checked, verdict, weighed, heard, level
 
     def _second_opinion(self, seg: Segment, first: int, last: int, loud: tuple[float, float],
                         last_voiced: float, onset: float,
@@ -664,16 +678,12 @@ class Listener:
         verdict and heard words when it is right; None otherwise."""
         twin = self.recognizer.twin()
         assert self.suppressor is not None and twin is not None  # made only for a twin
-        twin.follow(self.recognizer)
         pcm = self.suppressor.copy(seg.start + first, seg.pcm[first:last])
-        words, _, heard, level = self._words(pcm, loud, last_voiced, twin)
-        evidence = Evidence(words=tuple(heard), decoded=tuple(words), loud_db=level,
-                            reference_db=self.levels.reference(),
-                            floor_dbfs=self.segmenter.floor_dbfs, expected=owed.expected,
-                            onset=onset, calls=owed.calls, risen=seg.risen,
-                            cut=seg.rise)
-        decoded = heard
-        evidence, verdict, heard = self._weigh(evidence, pcm, heard, loud, len(pcm), owed)
+        base = Evidence(words=(), reference_db=self.levels.reference(),
+                        floor_dbfs=self.segmenter.floor_dbfs, expected=owed.expected,
+                        onset=onset, calls=owed.calls, risen=seg.risen, cut=seg.rise)
+        evidence, verdict, heard, decoded, _ = self._hear_again(twin, base, pcm, loud,
+                                                                last_voiced, len(pcm), owed)
         if verdict.outcome != "right":
             return None
         if heard is not decoded and (evidence.template_fit is None
