@@ -36,19 +36,16 @@ from pathlib import Path
 
 import numpy as np
 import soxr
+from sphinx_cost import DEV_SPEAKERS, FSDD, HUMAN, WORDS  # the same takes and grammar
 
 from companion.referee import sphinx_decoder
 from companion.referee.judge import read_wav
 from companion.referee.recognizer import Spellings
-from companion.referee.sphinx_backend import SphinxRecognizer, with_floor
+from companion.referee.sphinx_backend import SphinxRecognizer, with_floor, word_confidence
 from companion.voice.pack import load_pack
 
-HUMAN = Path(__file__).resolve().parents[2] / "shared" / "human-calls"
-FSDD = HUMAN / "raw" / "fsdd"
 KITCHEN = HUMAN / "raw" / "talk" / "kitchen.wav"
-DEV_SPEAKERS = ("george", "jackson", "lucas")
-DIGITS = ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine")
-WORDS = (*DIGITS, "ten", "eleven", "twelve", "hmmrrr")
+DIGITS = WORDS[:10]
 SHIFT = 1024
 """pocketsphinx's ``1 << SENSCR_SHIFT``."""
 
@@ -86,15 +83,6 @@ def _span(path: list[sphinx_decoder.Seg], start: int, end: int) -> float:
         if overlap > 0:
             total += score * overlap / (b - a + 1)
     return total
-
-
-def _confidence(rec: SphinxRecognizer, score: float, frames: int, posterior: float) -> float:
-    """The ear's confidence in a one-word phrase (``SphinxRecognizer.decode``)."""
-    s = rec.settings
-    if frames < s.min_frames:
-        return 0.0
-    odds = (s.llr_center + score / frames) / s.llr_slope
-    return min(1.0 / (1.0 + math.exp(-odds)) if odds > -50 else 0.0, posterior)
 
 
 def _auc(right: list[float], wrong: list[float]) -> float:
@@ -146,7 +134,7 @@ def main() -> None:
             name, a, b, score, posterior = words[0]
             frames = b - a + 1
             rows.append((name.split("(")[0] == DIGITS[digit], posterior,
-                         _confidence(rec, score, frames, posterior), score / frames,
+                         word_confidence(rec.settings, score, frames, posterior), score / frames,
                          _span(phones, a, b) / frames))
         right = [r for r in rows if r[0]]
         wrong = [r for r in rows if not r[0]]

@@ -304,11 +304,8 @@ class SphinxRecognizer(Recognizer):
                 if " ".join(p[0] for p in chunk) == spoken:
                     start, end = chunk[0][1], chunk[-1][2]
                     score = sum(p[3] for p in chunk)
-                    frames = end - start + 1
-                    gap = -score / frames
-                    conf = 0.0 if frames < s.min_frames else min(
-                        _logistic((s.llr_center - gap) / s.llr_slope),
-                        min(p[4] for p in chunk))
+                    conf = word_confidence(s, score, end - start + 1,
+                                           min(p[4] for p in chunk))
                     words.append(Word(game_word, start * FRAME_S, (end + 1) * FRAME_S,
                                       round(conf, 3)))
                     i += n
@@ -327,6 +324,19 @@ def with_floor(pcm: Pcm, dbfs: float | None, seed: int = 0) -> Pcm:
         return pcm
     noise = np.random.default_rng(seed).normal(0.0, 32768.0 * 10 ** (dbfs / 20), len(pcm))
     return np.clip(np.round(pcm + noise), -32768, 32767).astype(np.int16)
+
+
+def word_confidence(settings: SphinxSettings, score: float, frames: int,
+                    posterior: float) -> float:
+    """A game word's confidence, 0..1, from its acoustic ``score`` (nats,
+    pocketsphinx's, over its ``frames`` 10 ms frames) and its lattice
+    ``posterior``: the lower of the score per frame through the logistic of
+    ``settings.llr_center`` and ``llr_slope`` and the posterior; 0 for a
+    word shorter than ``settings.min_frames``."""
+    if frames < settings.min_frames:
+        return 0.0
+    gap = -score / frames
+    return min(_logistic((settings.llr_center - gap) / settings.llr_slope), posterior)
 
 
 def _logistic(x: float) -> float:
