@@ -221,13 +221,19 @@ class Verdict:
     engine_s: float = 0.0
 
 
-def owed_match(trial: Trial) -> Match[Any]:
-    """The trial's table just after its flip: the prefix and the flip, what
-    the live table tells its ear (the call owed, by whom) before the call."""
+def _table(trial: Trial) -> tuple[Nasty7, Match[Any], Flip]:
+    """The trial's game, its match after the prefix, and the trial's flip."""
     game = new_game()
     match, flip = prefix_match(game, trial.prefix)
     player = game.players[match.state.turn]
-    match.apply(Flip(t=flip, player=player, card=trial.card))  # type: ignore[arg-type]
+    return game, match, Flip(t=flip, player=player, card=trial.card)  # type: ignore[arg-type]
+
+
+def owed_match(trial: Trial) -> Match[Any]:
+    """The trial's table just after its flip: the prefix and the flip, what
+    the live table tells its ear (the call owed, by whom) before the call."""
+    _, match, flip = _table(trial)
+    match.apply(flip)
     return match
 
 
@@ -235,11 +241,9 @@ def judge(trial: Trial, says: list[Say]) -> Verdict:
     """Run the trial's table through the engine: the prefix, the flip, and the
     ``says`` (table times, in any order) merged with the flip by time, then a
     tick after the call's window closes."""
-    game = new_game()
-    match, flip = prefix_match(game, trial.prefix)
-    player = game.players[match.state.turn]
-    events: list[tuple[float, int, Any]] = [(flip, -1, Flip(t=flip, player=player,
-                                                             card=trial.card))]  # type: ignore[arg-type]
+    game, match, flip_event = _table(trial)
+    flip, player = flip_event.t, flip_event.player
+    events: list[tuple[float, int, Any]] = [(flip, -1, flip_event)]
     events += [(s.t, i, s) for i, s in enumerate(says)]
     events.sort(key=lambda e: (e[0], e[1]))
     last_t = max([flip + game.options.hesitation, *(s.end or s.t for s in says)])
