@@ -10,8 +10,8 @@ turn that into ruling latency and real-time factor.
 Backends here:
 
 - ``companion-pocketsphinx``: the project's recognizer, the embedded default
-  (``companion.referee``: webrtcvad onsets, pocketsphinx grammar with
-  phone-loop rejection); ``companion-vosk``: the same ear over vosk, which
+  (``companion.referee``: webrtcvad onsets, pocketsphinx's grammar of the
+  call, the ear's decision); ``companion-vosk``: the same ear over vosk, which
   needs an English vosk model.
 - ``ps-grammar``: plain pocketsphinx with a JSGF grammar of the words that
   matter and no rejection (the first stand-in, kept for comparison).
@@ -262,7 +262,7 @@ class Project:
     """The project's own ear: ``companion.referee``'s ``Listener`` (webrtcvad
     segmenter and onsets, the sample clock) over the recognizer that
     ``open_recognizer`` gives for ``backend`` (``pocketsphinx``: the grammar
-    plus phone-loop rejection; ``vosk``: the runtime grammar), with the English
+    of the call; ``vosk``: the runtime grammar), with the English
     voice pack's spellings. Speech with no game word comes back as empty text
     with confidence 0: it marks an onset, as at the table."""
 

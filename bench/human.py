@@ -175,10 +175,9 @@ def replay_session(backend: backends.Backend, path: Path) -> tuple[list[dict[str
 def metered(backend: Any, session: Any, audio: Any, pcm: np.ndarray) -> tuple[list[Any], float]:
     """The project's ear on one recording, as ``companion replay`` hears it
     (``judge.hear_recording``), each block charged the CPU seconds it took
-    (the phone loop's worker included) as if one otherwise idle core did it
-    all in turn, blocks arriving in real time: each say is ready when the
-    block that produced it is done. The says with their ready times (clip
-    seconds), and the CPU seconds."""
+    as if one otherwise idle core did it all in turn, blocks arriving in
+    real time: each say is ready when the block that produced it is done.
+    The says with their ready times (clip seconds), and the CPU seconds."""
     import referee
 
     from companion.errors import EventError

@@ -204,8 +204,7 @@ class SphinxRecognizer(Recognizer):
         """With the call's small grammar (``SphinxSettings.grammar`` "call"),
         a recognizer with the grammar compiled from JSGF at the word beam
         the ear had with it (1e-24) and a decoder of its own (made on the
-        first call: a
-        ``Listener`` asks for it when it starts); None with
+        first call: a ``Listener`` asks for it when it starts); None with
         the JSGF grammar already. The small grammar's lattice gives its
         words higher posteriors, which on the simulated arrays' development
         tables let correct calls come out as surer wrong words than the
@@ -213,9 +212,8 @@ class SphinxRecognizer(Recognizer):
         hearing, on which it was, agrees, and a game that never says what a
         call owes (Cheat) gets its sure words from that hearing
         (``companion.referee.stream``). A mistake is rare, so its slower
-        decode is too. Costs a third
-        acoustic model's memory. Raises ``RecognizerError`` if pocketsphinx
-        cannot load it."""
+        decode is too. Costs a third acoustic model's memory. Raises
+        ``RecognizerError`` if pocketsphinx cannot load it."""
         if self.settings.grammar == "jsgf":
             return None
         if self._confirmer is None:
