@@ -284,7 +284,9 @@ class Call(msgspec.Struct, frozen=True, kw_only=True):
     the flip), ``tokens`` (game tokens heard, each with whether it was sure),
     ``accused_by`` (accusers waiting for the card to be named),
     ``asked_open`` (they accused before the call's window closed) and
-    ``ok_count`` (the count a ``call_ok`` was last ruled for)."""
+    ``ok_count`` (the count a ``call_ok`` was last ruled for).
+    ``tentative``: some of ``heard`` came from a voice the ear was unsure
+    of; a sure voice that starts the call again then replaces them."""
 
     player: int
     card: Card
@@ -307,6 +309,7 @@ class Call(msgspec.Struct, frozen=True, kw_only=True):
     accused_by: tuple[int, ...] = ()
     asked_open: bool = False
     ok_count: int | None = None
+    tentative: bool = False
 
 
 StackCard = Card | None
@@ -634,8 +637,16 @@ class Nasty7(Game[Nasty7State]):
             assert call is not None
             position = len(call.heard)
             fits = position < len(call.expected) and call.expected[position] == token
+            if not fits and strong and call.tentative and call.expected[:1] == (token,):
+                # The numbers heard so far came with words the ear was unsure
+                # of (talk, or a garbled hearing); this sure voice starts the
+                # call again instead of repeating its first number.
+                call = msgspec.structs.replace(call, heard=(), tentative=False)
+                state = msgspec.structs.replace(state, call=call)
+                position, fits = 0, True
             if fits:
-                state = self._set_call(state, heard=(*call.heard, token))
+                state = self._set_call(state, heard=(*call.heard, token),
+                                       tentative=call.tentative or not strong)
                 if len(call.heard) + 1 == len(call.expected):
                     return self._call_ok(state, event.t, rulings)
                 continue
@@ -1158,8 +1169,10 @@ class Nasty7(Game[Nasty7State]):
         words still owed in order (what was heard of a twin already left
         out): the seen card's call; for a card inferred from the call, each
         possible card's call that what was heard so far begins; for a call
-        that picks the sound, each offered sound. Empty with no call
-        pending, or for a silent card."""
+        that picks the sound, each offered sound; and the whole call again
+        when what was heard of it came with words the ear was unsure of
+        (``Call.tentative``). Empty with no call pending, or for a silent
+        card."""
         call = state.call
         if call is None or call.status != "pending":
             return []
@@ -1176,6 +1189,8 @@ class Nasty7(Game[Nasty7State]):
                 rest = [self._say_token(x) for x in expected[len(heard):]]
                 if rest not in out:
                     out.append(rest)
+        if call.card_from == "seen" and call.tentative:
+            out.append([self._say_token(x) for x in call.expected])  # a sure start again
         return out
 
     def early_endpoint(self, state: Nasty7State) -> bool:
