@@ -8,9 +8,12 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from test_referee_stream import ScriptedRecognizer
 from test_replay_human import SESSIONS, enrolled_copy, replay, replay_file, truth
 
 from companion.referee.judge import read_wav
+from companion.referee.recognizer import Word
+from companion.referee.stream import Listener
 from companion.referee.vad import Segment, Segmenter, VadSettings
 
 pytestmark = pytest.mark.skipif(not SESSIONS.is_dir(), reason="../shared/human-calls is not here")
@@ -78,3 +81,32 @@ def test_a_flip_during_cut_talk_is_applied_before_the_next_utterance(tmp_path: P
             if r["type"] == "mistake"] == [(late["player"], "hesitation", True)]
     assert (four["player"], 4) in {(r["player"], r["count"]) for r in rulings
                                    if r["type"] == "call_ok"}
+
+
+def test_the_call_owed_after_a_cut_utterance_holds_for_the_voice_risen_out_of_it() -> None:
+    """s000, talk at 10 dB, cut where Lucas's voice rises out of the talk.
+    The words of the utterance that ended at the cut may change the call
+    owed (the first number of a twin heard: what is left of it is owed);
+    the game says so once that utterance is decided, while the riser is
+    open. The riser is judged by the change, not by the call owed before
+    (it was, and a twin cut between its numbers had its second number
+    judged as its first again: "six six", a wrong number). The decoder is
+    scripted (one "one" for every utterance) so only the order of the
+    changes is under test; the audio and the segmenter are real."""
+    pcm, rate = read_wav(SESSIONS / "dev" / "babble10" / "s000.wav")[:2]
+    trace: list = []
+    listener = Listener(ScriptedRecognizer([Word("one", 0.0, 0.3, 1.0)]), rate, trace=trace)
+    listener.set_vocabulary(["one", "two", "three"])
+    listener.set_expected(["one", "two"], "Abby", at=0.0, calls=[["one", "two"]])
+    told = False
+    block = rate // 100 * 3
+    for i in range(0, len(pcm), block):
+        listener.feed(pcm[i:i + block], i / rate if i == 0 else None)
+        if not told and any(ev.cut for ev, _ in trace):
+            assert listener.segmenter.risen  # the riser is open now
+            listener.set_expected(["one", "two"], "Abby", calls=[["two"]])
+            told = True
+    listener.flush()
+    assert told
+    risers = [ev for ev, _ in trace if ev.risen]
+    assert risers and risers[0].calls == (("two",),)

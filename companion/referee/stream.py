@@ -324,13 +324,21 @@ class Listener:
         with; None: nobody's), what the decision judges the next utterances
         against. Like the vocabulary it takes over at an utterance boundary;
         an utterance open when it came is judged by it if its onset is at or
-        after ``at`` (talk ran on into the call), else by the one before.
+        after ``at`` (talk ran on into the call), else by the one before;
+        without ``at``, an utterance that rose out of the one just decoded
+        (``Segmenter.risen``) is judged by it.
         ``calls``: the calls that can still be right, each its words in order
         (``Nasty7.expected_calls``; None: not known)."""
         timed = at is not None
         self._judging = self._judging or words is not None
         if at is None:
             at = self.clock.time_of(self.clock.samples) if self.clock.samples else -math.inf
+            seg = self.segmenter
+            if seg.risen and seg.onset is not None:
+                # A voice rose out of the utterance just decoded, whose words
+                # (the first number of a twin) changed the call: the riser,
+                # open since the cut, is judged by what is owed now.
+                at = min(at, self.time_of(seg.onset))
         ordered = None if calls is None else tuple(
             e for e in (expected_of(c) for c in calls) if e is not None)
         # A change from ``at`` on replaces any pending from ``at`` or later

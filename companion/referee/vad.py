@@ -272,6 +272,12 @@ class Segmenter:
         return None if self._speech is None else self._onset
 
     @property
+    def risen(self) -> bool:
+        """Whether the open utterance began where a voice rose out of the
+        one before it (``VadSettings.cut_rise_db``); False with none open."""
+        return self._speech is not None and self._risen
+
+    @property
     def length(self) -> float:
         """Seconds from the open utterance's onset to its last voiced frame
         (0.0 with no utterance open)."""
