@@ -127,9 +127,9 @@ def _judge(rendered: roomsim.Rendered, rulings: list[Any], says: list[Say],
         if call.kind == "right" and verdict is not None and verdict.type == "mistake":
             cell.false_mistakes += 1
             cell.misses.append(f"{rendered.path.name} {call.player} {verdict.kind}")
-        if (call.prompt is not None and verdict is not None and verdict.type == "call_ok"
-                and verdict.t < call.onset_t - 0.15):
-            cell.wrong_seat_taken += 1
+        taken = (call.prompt is not None and verdict is not None and verdict.type == "call_ok"
+                 and verdict.t < call.onset_t - 0.15)
+        cell.wrong_seat_taken += taken
         seat = None
         if array != "one":
             near = [s for s in says if abs(s.t - call.onset_t) < 0.3]
@@ -137,7 +137,7 @@ def _judge(rendered: roomsim.Rendered, rulings: list[Any], says: list[Say],
                 seat = min(near, key=lambda s: abs(s.t - call.onset_t)).seat
                 cell.seat_found += seat == call.player
                 cell.seat_wrong += seat is not None and seat != call.player
-        if verdict is None or verdict.type != want or seat != call.player:
+        if verdict is None or verdict.type != want or seat != call.player or taken:
             ruled = ("none" if verdict is None
                      else f"{verdict.type} {verdict.t:.2f} {getattr(verdict, 'kind', '-')}")
             heard = " ".join(f"{s.t:.2f}-{s.end or 0:.2f}:{s.text}({s.confidence:.2f})@{s.seat}"

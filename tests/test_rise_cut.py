@@ -110,3 +110,22 @@ def test_the_call_owed_after_a_cut_utterance_holds_for_the_voice_risen_out_of_it
     assert told
     risers = [ev for ev, _ in trace if ev.risen]
     assert risers and risers[0].calls == (("two",),)
+
+
+def test_a_call_less_than_a_second_into_talk_is_cut_out_of_it_too() -> None:
+    """s003, talk at 10 dB: Debbie's "four" begins 0.64 s into talk that
+    webrtcvad hears as one utterance, before the one-second rule looks.
+    Compared with the talk's own loud frames (``cut_early_db``), her voice
+    rises out of it and gets an utterance of its own within 50 ms of her
+    onset; with the early rule off, the talk holds it."""
+    call = next(c for c in truth("s003")["calls"] if c["idx"] == 3)
+    assert call["said"] == "four"
+    got, rate = segments("babble10", "s003")
+    own = [s for s in got if not s.brief
+           and s.onset / rate == pytest.approx(call["onset_t"], abs=0.05)]
+    assert own and own[0].risen
+    whole, _ = segments("babble10", "s003", VadSettings(cut_early_after=0.0))
+    holding = [s for s in whole if not s.brief
+               and s.onset / rate < call["onset_t"] - 0.3 < call["onset_t"] < s.end / rate]
+    assert holding and not [s for s in whole if not s.brief
+                            and s.onset / rate == pytest.approx(call["onset_t"], abs=0.05)]
