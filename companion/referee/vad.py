@@ -364,15 +364,8 @@ class Segmenter:
         if len(self._levels) < span + 2:
             return None
         recent = list(itertools.islice(self._levels, len(self._levels) - span - 2, None))
-        energies = np.array([e for _, e in recent])
-        k = span  # the frame before the last
-        ref = float(np.median(energies[:k])) * 10 ** (s.cut_rise_db / 10)
-        if not (energies[k] >= ref and energies[k + 1] >= ref and energies[k - 1] < ref):
-            return None
-        start = recent[_soft_start(energies, k, span, s.cut_rise_db, 0)][0]
-        if start - self._onset < s.cut_after / 2 * self.rate:
-            return None
-        return start
+        return self._edge(recent, float(np.median([e for _, e in recent[:span]])),
+                          s.cut_rise_db, s.cut_after / 2)
 
     def _rise_early(self) -> int | None:
         """The stream index where a voice rises at the frame before the last
@@ -384,14 +377,25 @@ class Segmenter:
         own = [(ix, e) for ix, e in self._levels if ix >= self._onset]
         if len(own) < 4:
             return None
-        energies = np.array([e for _, e in own])
-        k = len(own) - 2  # the frame before the last
-        ref = float(np.percentile(energies[:k], s.cut_early_percentile)) \
-            * 10 ** (s.cut_early_db / 10)
+        loud = float(np.percentile([e for _, e in own[:-2]], s.cut_early_percentile))
+        return self._edge(own, loud, s.cut_early_db, s.cut_early_after / 2)
+
+    def _edge(self, levels: list[tuple[int, float]], reference: float, rise_db: float,
+              after_s: float) -> int | None:
+        """Where a voice rises at the frame before the last of ``levels``
+        (``(stream index, energy)`` of 10 ms frames): it and the last stand
+        ``rise_db`` dB over ``reference`` (an energy), the frame before it
+        not. Its start moved back over the softer frames before it
+        (``_soft_start``, the frames before it as its span); None if there
+        is no such rise or the start is within ``after_s`` seconds of the
+        open utterance's onset."""
+        energies = np.array([e for _, e in levels])
+        k = len(levels) - 2
+        ref = reference * 10 ** (rise_db / 10)
         if not (energies[k] >= ref and energies[k + 1] >= ref and energies[k - 1] < ref):
             return None
-        start = own[_soft_start(energies, k, k, s.cut_early_db, 0)][0]
-        if start - self._onset < s.cut_early_after / 2 * self.rate:
+        start = levels[_soft_start(energies, k, k, rise_db, 0)][0]
+        if start - self._onset < after_s * self.rate:
             return None
         return start
 
