@@ -74,8 +74,8 @@ class VadSettings:
     ``cut_lead`` [0.15]: the quiet start of the call's first sound kept with
     it (as the listener's ``LEAD_S``).
 
-    ``cut_early_after`` [0.4]: from this many seconds after the onset until
-    ``cut_after``, a voice rising ``cut_early_db`` [6.0] dB above the
+    ``cut_early_after`` [0.4]: from this many seconds after the onset (and
+    on past ``cut_after``), a voice rising ``cut_early_db`` [6.0] dB above the
     ``cut_early_percentile`` [80] of the open utterance's own 10 ms frame
     energies (its loud frames, not the quiet before its onset that the
     ``cut_window`` would hold) cuts it as well, its start no earlier than
@@ -339,8 +339,8 @@ class Segmenter:
             rise = self._rise_now()
             if rise is not None:
                 return self._cut_at(rise, index)
-        elif (s.cut_rise_db > 0 and s.cut_early_after > 0
-              and index - self._onset >= s.cut_early_after * self.rate):
+        if (s.cut_rise_db > 0 and s.cut_early_after > 0
+                and index - self._onset >= s.cut_early_after * self.rate):
             rise = self._rise_early()
             if rise is not None:
                 return self._cut_at(rise, index)
