@@ -193,6 +193,11 @@ class Segmenter:
         self._floor = 1.0
         self._brief: tuple[int, int, int] | None = None  # (first, end, voiced frames)
         self._risen = False  # the open utterance began at a rise out of talk
+        # The open utterance's own frame energies (``_rise_early``): all of
+        # them, and the percentile of all but the last two.
+        self._own: list[float] = []
+        self._own_first = 0  # the stream index of the first of them
+        self._own_loud = RunningPercentile(1 << 30, self.settings.cut_early_percentile)
 
     @property
     def in_speech(self) -> bool:
@@ -335,6 +340,9 @@ class Segmenter:
             strong = voiced and energy >= self._floor * 10 ** (s.backtrack_db / 10)
             return self._brief_frame(index, strong)
         self._speech.append(frame)
+        self._own.append(energy)
+        if len(self._own) >= 3:
+            self._own_loud.add(self._own[-3])
         if s.cut_rise_db > 0 and index - self._onset >= s.cut_after * self.rate:
             rise = self._rise_now()
             if rise is not None:
@@ -374,11 +382,25 @@ class Segmenter:
         None if it does not, or if that start is within
         ``cut_early_after`` / 2 seconds of the onset."""
         s = self.settings
-        own = [(ix, e) for ix, e in self._levels if ix >= self._onset]
+        own = self._own
         if len(own) < 4:
             return None
-        loud = float(np.percentile([e for _, e in own[:-2]], s.cut_early_percentile))
-        return self._edge(own, loud, s.cut_early_db, s.cut_early_after / 2)
+        ref = self._own_loud.value() * 10 ** (s.cut_early_db / 10)
+        if not (own[-2] >= ref and own[-1] >= ref and own[-3] < ref):
+            return None  # (the edge test of ``_edge``, without building its arrays)
+        levels = [(self._own_first + j * self.frame, e) for j, e in enumerate(own)]
+        return self._edge(levels, self._own_loud.value(), s.cut_early_db,
+                          s.cut_early_after / 2)
+
+    def _reset_own(self) -> None:
+        """Start the open utterance's own energies over from its onset: the
+        frames kept from the onset on (``_rise_early``)."""
+        kept = [(ix, e) for ix, e in self._levels if ix >= self._onset]
+        self._own_first = kept[0][0] if kept else self._onset
+        self._own = [e for _, e in kept]
+        self._own_loud = RunningPercentile(1 << 30, self.settings.cut_early_percentile)
+        for e in self._own[:-2]:
+            self._own_loud.add(e)
 
     def _edge(self, levels: list[tuple[int, float]], reference: float, rise_db: float,
               after_s: float) -> int | None:
@@ -418,6 +440,7 @@ class Segmenter:
         self._start += first * f
         self._onset = rise
         self._risen = True
+        self._reset_own()
         self._last_voiced = self._last_sound = index + f
         return ended
 
@@ -474,6 +497,7 @@ class Segmenter:
         self._risen = False
         self._start = first_hist
         self._speech = frames
+        self._reset_own()
         self._last_voiced = self._last_sound = index + f
 
     def _segment(self, *, forced: bool) -> Segment:
