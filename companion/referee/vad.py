@@ -385,12 +385,12 @@ class Segmenter:
         own = self._own
         if len(own) < 4:
             return None
-        ref = self._own_loud.value() * 10 ** (s.cut_early_db / 10)
+        loud = self._own_loud.value()
+        ref = loud * 10 ** (s.cut_early_db / 10)
         if not (own[-2] >= ref and own[-1] >= ref and own[-3] < ref):
             return None  # (the edge test of ``_edge``, without building its arrays)
         levels = [(self._own_first + j * self.frame, e) for j, e in enumerate(own)]
-        return self._edge(levels, self._own_loud.value(), s.cut_early_db,
-                          s.cut_early_after / 2)
+        return self._edge(levels, loud, s.cut_early_db, s.cut_early_after / 2)
 
     def _reset_own(self) -> None:
         """Start the open utterance's own energies over from its onset: the
@@ -398,6 +398,7 @@ class Segmenter:
         kept = [(ix, e) for ix, e in self._levels if ix >= self._onset]
         self._own_first = kept[0][0] if kept else self._onset
         self._own = [e for _, e in kept]
+        # (no window: every frame of the utterance counts, at most max_length)
         self._own_loud = RunningPercentile(1 << 30, self.settings.cut_early_percentile)
         for e in self._own[:-2]:
             self._own_loud.add(e)
