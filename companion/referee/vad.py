@@ -26,6 +26,7 @@ import bisect
 import itertools
 import math
 from collections import deque
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -372,7 +373,8 @@ class Segmenter:
         if len(self._levels) < span + 2:
             return None
         recent = list(itertools.islice(self._levels, len(self._levels) - span - 2, None))
-        return self._edge(recent, float(np.median([e for _, e in recent[:span]])),
+        energies = [e for _, e in recent]
+        return self._edge(energies, lambda k: recent[k][0], float(np.median(energies[:span])),
                           s.cut_rise_db, s.cut_after / 2)
 
     def _rise_early(self) -> int | None:
@@ -382,15 +384,10 @@ class Segmenter:
         None if it does not, or if that start is within
         ``cut_early_after`` / 2 seconds of the onset."""
         s = self.settings
-        own = self._own
-        if len(own) < 4:
+        if len(self._own) < 4:
             return None
-        loud = self._own_loud.value()
-        ref = loud * 10 ** (s.cut_early_db / 10)
-        if not (own[-2] >= ref and own[-1] >= ref and own[-3] < ref):
-            return None  # (the edge test of ``_edge``, without building its arrays)
-        levels = [(self._own_first + j * self.frame, e) for j, e in enumerate(own)]
-        return self._edge(levels, loud, s.cut_early_db, s.cut_early_after / 2)
+        return self._edge(self._own, lambda k: self._own_first + k * self.frame,
+                          self._own_loud.value(), s.cut_early_db, s.cut_early_after / 2)
 
     def _reset_own(self) -> None:
         """Start the open utterance's own energies over from its onset: the
@@ -403,21 +400,21 @@ class Segmenter:
         for e in self._own[:-2]:
             self._own_loud.add(e)
 
-    def _edge(self, levels: list[tuple[int, float]], reference: float, rise_db: float,
-              after_s: float) -> int | None:
-        """Where a voice rises at the frame before the last of ``levels``
-        (``(stream index, energy)`` of 10 ms frames): it and the last stand
-        ``rise_db`` dB over ``reference`` (an energy), the frame before it
-        not. Its start moved back over the softer frames before it
-        (``_soft_start``, the frames before it as its span); None if there
-        is no such rise or the start is within ``after_s`` seconds of the
-        open utterance's onset."""
-        energies = np.array([e for _, e in levels])
-        k = len(levels) - 2
+    def _edge(self, energies: Sequence[float], index_of: Callable[[int], int],
+              reference: float, rise_db: float, after_s: float) -> int | None:
+        """Where a voice rises at the frame before the last of ``energies``
+        (of consecutive 10 ms frames; ``index_of`` gives the stream index of
+        the k-th): it and the last stand ``rise_db`` dB over ``reference``
+        (an energy), the frame before it not. Its start moved back over the
+        softer frames before it (``_soft_start``, the frames before it as
+        its span); None if there is no such rise or the start is within
+        ``after_s`` seconds of the open utterance's onset. The test reads
+        the last three frames; the array is built only for a rise."""
         ref = reference * 10 ** (rise_db / 10)
-        if not (energies[k] >= ref and energies[k + 1] >= ref and energies[k - 1] < ref):
+        if not (energies[-2] >= ref and energies[-1] >= ref and energies[-3] < ref):
             return None
-        start = levels[_soft_start(energies, k, k, rise_db, 0)][0]
+        k = len(energies) - 2
+        start = index_of(_soft_start(np.asarray(energies, dtype=np.float64), k, k, rise_db, 0))
         if start - self._onset < after_s * self.rate:
             return None
         return start
