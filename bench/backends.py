@@ -35,7 +35,6 @@ from __future__ import annotations
 import re
 import resource
 import sys
-import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
@@ -305,12 +304,6 @@ class Project:
 
     def finish(self) -> list[Heard]:
         return self._heard(self._listener.flush())
-
-
-def cpu_s(backend: Backend) -> float:
-    """CPU seconds this process has used so far (every backend decodes in
-    it): the difference over a stretch of work is its CPU cost."""
-    return time.process_time()
 
 
 def peak_mb() -> float:

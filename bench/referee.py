@@ -142,7 +142,7 @@ def hear(backend: backends.Backend, audio: np.ndarray, words: Sequence[str],
     turn (an upper bound free of what other programs on a shared machine
     take). ``match``: the table after the trial's flip; the project's ear
     is told the call it owes (``backends.Project.expect``), peers are not."""
-    cpu_started = backends.cpu_s(backend)
+    cpu_started = time.process_time()
     backend.begin(words, early=True)
     if match is not None and isinstance(backend, backends.Project):
         backend.expect(match)
@@ -159,17 +159,17 @@ def hear(backend: backends.Backend, audio: np.ndarray, words: Sequence[str],
     for k in range(n_frames + 1):
         arrival = min((k + 1) * frame, len(audio)) / backends.RATE
         started = time.perf_counter()
-        cpu_before = backends.cpu_s(backend) if clock == "cpu" else 0.0
+        cpu_before = time.process_time() if clock == "cpu" else 0.0
         if k < n_frames:
             items = backend.feed(audio[k * frame:(k + 1) * frame].tobytes())
         else:
             items = backend.finish()
         spent = time.perf_counter() - started
         compute += spent
-        charged = backends.cpu_s(backend) - cpu_before if clock == "cpu" else spent
+        charged = time.process_time() - cpu_before if clock == "cpu" else spent
         busy = max(arrival, busy) + charged
         collect(items, busy)
-    return out, compute, backends.cpu_s(backend) - cpu_started
+    return out, compute, time.process_time() - cpu_started
 
 
 def run_worker(name: str, clips: Path, result: Path) -> None:
