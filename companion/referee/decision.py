@@ -138,7 +138,13 @@ class Thresholds:
       own takes alone, which must then fit it. Chosen at twice the largest
       gap of a correct call that met the other conditions of a mistake:
       correct calls in noise and the far field have large gaps too, and any
-      other voice fits the caller's takes far worse.
+      other voice fits the caller's takes far worse. In steady noise
+      (``Evidence.steady``) it also stands in for ``clear_snr_db``: a
+      single word the takes lowered the bar for, with a gap at least this,
+      may be a mistake below that SNR (a correct call in white noise at
+      10 dB, heard as another word at 0.97 while the takes fit it only 0.45
+      worse, was not kept out by anything else on the development split:
+      bench/RESULTS.md, "Wrong numbers in steady noise").
     - ``template_wrong_fit`` [2.0]: and only while the best-fitting take of
       any word fits what was heard within this: when no take fits it even
       that well (the player's takes recorded close, the call heard across a
@@ -211,7 +217,10 @@ class Evidence:
     audio's first sample (None: not looked for, or no stretch fits the
     word owed best). ``risen``: the utterance began where a voice rose out
     of talk (``Segment.risen``): never a mistake on its own. ``cut``: it
-    was ended where a voice rose out of it (``Segment.rise``)."""
+    was ended where a voice rose out of it (``Segment.rise``). ``steady``:
+    the noise under it is steady (a fan or hiss, not talk or clatter:
+    ``Listener._steady``), which the caller's takes model in their noisy
+    copies (``Enrollment.match``)."""
 
     words: tuple[Word, ...]
     decoded: tuple[Word, ...] = ()
@@ -231,6 +240,7 @@ class Evidence:
     spot_start: float | None = None
     risen: bool = False
     cut: bool = False
+    steady: bool = False
 
 
 @dataclass(frozen=True)
@@ -286,6 +296,7 @@ def decide(ev: Evidence, th: Thresholds = DEFAULT) -> Verdict:
     if owed & {w.text for w in ev.decoded}:
         return Verdict("unsure", min(least, UNSURE))  # the call owed was heard too
     bar = th.mistake if ev.expected else th.mistake_silent
+    takes_against = False  # the caller's takes speak against the call owed
     if gap is not None:
         if gap < th.template_mistake:
             return Verdict("unsure", min(least, UNSURE))
@@ -315,8 +326,12 @@ def decide(ev: Evidence, th: Thresholds = DEFAULT) -> Verdict:
                      and best is not None and best <= th.template_wrong_fit)
         if lower and len(words) == 1:  # the takes are one-word repeats
             bar = min(bar, th.mistake_unenrolled if never_enrolled else th.mistake_enrolled)
+            takes_against = gap >= th.template_wrong
     caller = ev.reference_db is not None and ev.loud_db >= ev.reference_db - th.caller_db
-    clear = ev.floor_dbfs is not None and ev.loud_db - ev.floor_dbfs >= th.clear_snr_db
+    # Clear of the noise; or in steady noise, which the takes' noisy copies
+    # model, when they fit the call owed far worse than another word.
+    clear = ev.floor_dbfs is not None and (
+        ev.loud_db - ev.floor_dbfs >= th.clear_snr_db or (ev.steady and takes_against))
     if (caller and clear and not ev.risen and len(words) <= th.max_words
             and min(w.confidence for w in wrong) >= bar):
         return Verdict("mistake", SURE)

@@ -57,7 +57,7 @@ from companion.referee.decision import (
 from companion.referee.enhance import RATE as SUPPRESSOR_RATE
 from companion.referee.enhance import NoiseSuppressor
 from companion.referee.recognizer import Recognizer, Word
-from companion.referee.templates import Enrollment, Match
+from companion.referee.templates import STEADY_SPREAD_DB, Enrollment, Match, steady
 from companion.referee.vad import Segment, Segmenter, VadSettings
 
 FOREGROUND_DB = 18.0
@@ -507,7 +507,7 @@ class Listener:
                             reference_db=self.levels.reference(),
                             floor_dbfs=self.segmenter.floor_dbfs, expected=expected,
                             onset=onset, calls=owed.calls, risen=seg.risen,
-                            cut=seg.rise)
+                            cut=seg.rise, steady=self._steady(pcm[:real]))
         evidence, verdict, heard = self._weigh(evidence, pcm, heard, (lo, hi), real, owed)
         if verdict.outcome == "mistake" or (
                 expected is None and not self._judging and verdict.outcome == "right"):
@@ -698,6 +698,17 @@ class Listener:
                                      or evidence.template_fit > self.thresholds.template_fit):
             return None  # the takes overruled the words heard, but fit no repeat of the call
         return evidence, verdict, heard
+
+    def _steady(self, pcm: npt.NDArray[np.int16]) -> bool:
+        """Whether the noise under an utterance (``pcm``, its decoded
+        samples) is steady: the quietest third of its frames one level
+        (``templates.steady``), and of the last 4 s of frames the segmenter
+        keeps (``Segmenter.floor_spread_db``), each within
+        ``STEADY_SPREAD_DB``. Either alone is fooled at times by talk that
+        comes and goes: the utterance may fall in a quiet stretch of it, and
+        the 4 s be mostly a quiet room around the talk inside the utterance."""
+        spread = self.segmenter.floor_spread_db
+        return spread is not None and spread <= STEADY_SPREAD_DB and steady(pcm)
 
     def _brief(self, seg: Segment) -> Heard:
         """A voice too short to decode (``Segment.brief``): judged as an

@@ -212,6 +212,18 @@ class Segmenter:
         return 10 * float(np.log10(self._floor / 32768.0 ** 2 + 1e-12))
 
     @property
+    def floor_spread_db(self) -> float | None:
+        """How far the 30th percentile of the last 4 s of 10 ms frame
+        energies lies above their 10th, dB (small when the quietest third
+        of them is one steady level: a fan or hiss, not talk or clatter);
+        None with less than a second of frames kept."""
+        if len(self._levels) < 100:
+            return None
+        energies = np.fromiter((e for _, e in self._levels), dtype=np.float64)
+        low, third = np.percentile(energies, [10, 30])
+        return 10 * float(np.log10(third / low))
+
+    @property
     def position(self) -> int:
         """The stream index just after the last sample pushed."""
         return self._next + len(self._pending)
