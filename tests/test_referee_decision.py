@@ -464,19 +464,24 @@ def test_a_word_never_enrolled_needs_a_surer_recognizer_than_an_enrolled_one() -
 def test_in_steady_noise_takes_fitting_the_call_far_worse_rule_below_the_clear_snr() -> None:
     """White noise at 10 dB (development split, s022): a wrong "four" for a
     six heard at 0.93, 9.4 dB over the floor, short of ``clear_snr_db``.
-    The caller's takes of four fitted it as a repeat (0.59), the six's far
-    worse (gap 3.1): in steady noise, which the takes' noisy copies model,
-    that is a mistake. Not in noise that comes and goes (talk, clatter:
-    there correct calls had such gaps too), nor with two words, nor with a
-    gap short of ``template_wrong``: a correct twin "seven six" in the same
-    white noise was heard as "five" at 0.97 with a gap of 0.45."""
+    The caller's takes of four fitted it best, as a repeat (0.59), the
+    six's far worse (gap 3.1): in steady noise, which the takes' noisy
+    copies model, the two agreeing on the word are a mistake. Not in noise
+    that comes and goes (talk, clatter: there correct calls had such gaps
+    too), nor with two words, nor with a gap short of ``template_wrong``:
+    a correct twin "seven six" in the same white noise was heard as "five"
+    at 0.97 with a gap of 0.45."""
     th = Thresholds()
     four = Evidence(words=(w("four", 0.93),), decoded=(w("four", 0.93),), expected=("six",),
                     template_gap=3.1, template_word="six", template_fit=1.32,
-                    template_best_fit=0.59, enrolled=ENROLLED, loud_db=-30.0,
-                    reference_db=-28.6, floor_dbfs=-39.4, steady=True)
+                    template_best_fit=0.59, template_best_word="four", enrolled=ENROLLED,
+                    loud_db=-30.0, reference_db=-28.6, floor_dbfs=-39.4, steady=True)
     assert decide(four, th).outcome == "mistake"
     assert decide(replace(four, steady=False), th).outcome == "unsure"
+    # The takes and the recognizer must name the same word: a correct "six"
+    # in the same noise was heard as "eight" while the takes of five fitted
+    # it best, the six's 4.0 worse.
+    assert decide(replace(four, template_best_word="five"), th).outcome == "unsure"
     two = (w("four", 0.93, 0.0), w("two", 0.95, 0.3))
     assert decide(replace(four, words=two, decoded=two), th).outcome == "unsure"
     five = Evidence(words=(w("five", 0.972),), decoded=(w("five", 0.972),),

@@ -141,10 +141,13 @@ class Thresholds:
       other voice fits the caller's takes far worse. In steady noise
       (``Evidence.steady``) it also stands in for ``clear_snr_db``: a
       single word the takes lowered the bar for, with a gap at least this,
-      may be a mistake below that SNR (a correct call in white noise at
-      10 dB, heard as another word at 0.97 while the takes fit it only 0.45
-      worse, was not kept out by anything else on the development split:
-      bench/RESULTS.md, "Wrong numbers in steady noise").
+      and whose takes fit it best of all (``template_best_word``: the takes
+      and the recognizer name the same word), may be a mistake below that
+      SNR. Without the gap, a correct twin in white noise at 10 dB heard as
+      "five" at 0.97 (the takes 0.45 worse) was kept out by nothing else on
+      the development split; without the same word, correct sixes heard as
+      "eight" while the takes of five fitted best, the six's 3.3-4.2 worse
+      (bench/RESULTS.md, "Wrong numbers in steady noise").
     - ``template_wrong_fit`` [2.0]: and only while the best-fitting take of
       any word fits what was heard within this: when no take fits it even
       that well (the player's takes recorded close, the call heard across a
@@ -207,7 +210,8 @@ class Evidence:
     enrolled takes' verdict on the call owed (``Enrollment.match``; None:
     no enrollment, or it could not tell), ``template_word``: the owed word
     whose takes fit best, ``template_fit`` how well (``Match.fit``),
-    ``template_best_fit`` how well the nearest enrolled word does;
+    ``template_best_fit`` how well the nearest enrolled word does,
+    ``template_best_word`` which word that is;
     ``enrolled``: the words the caller enrolled. ``calls``: the calls that
     can still be right, each the words owed in order (None: not known; then
     any of ``expected`` fits). ``spot_gap``, ``spot_fit``: for talk, the
@@ -233,6 +237,7 @@ class Evidence:
     template_word: str | None = None
     template_fit: float | None = None
     template_best_fit: float | None = None
+    template_best_word: str | None = None
     enrolled: frozenset[str] = frozenset()
     calls: tuple[tuple[str, ...], ...] | None = None
     spot_gap: float | None = None
@@ -326,7 +331,8 @@ def decide(ev: Evidence, th: Thresholds = DEFAULT) -> Verdict:
                      and best is not None and best <= th.template_wrong_fit)
         if lower and len(words) == 1:  # the takes are one-word repeats
             bar = min(bar, th.mistake_unenrolled if never_enrolled else th.mistake_enrolled)
-            takes_against = gap >= th.template_wrong
+            takes_against = (gap >= th.template_wrong
+                             and ev.template_best_word in {w.text for w in wrong})
     caller = ev.reference_db is not None and ev.loud_db >= ev.reference_db - th.caller_db
     # Clear of the noise; or in steady noise, which the takes' noisy copies
     # model, when they fit the call owed far worse than another word.

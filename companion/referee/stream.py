@@ -621,6 +621,7 @@ class Listener:
             # the caller's own takes have their say too
             evidence = replace(evidence, template_gap=matched.gap, template_word=matched.word,
                                template_fit=matched.fit, template_best_fit=matched.best_fit,
+                               template_best_word=matched.best_word,
                                enrolled=frozenset(self.enrollment.words(owed.caller or "")))
             verdict = decide(evidence, self.thresholds)
         if (verdict.outcome == "right" and matched is not None and expected
@@ -662,7 +663,8 @@ class Listener:
         words, _, heard, level = self._words(pcm, span, last_voiced, recognizer)
         again = replace(evidence, words=tuple(heard), decoded=tuple(words), loud_db=level,
                         template_gap=None, template_word=None, template_fit=None,
-                        template_best_fit=None, enrolled=frozenset())
+                        template_best_fit=None, template_best_word=None,
+                        enrolled=frozenset())
         checked, verdict, weighed = self._weigh(again, pcm, heard, span, real, owed)
         return checked, verdict, weighed, heard, level
 

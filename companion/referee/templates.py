@@ -329,12 +329,13 @@ class Match:
     about 1 for a true repeat, larger for a word never enrolled; None with
     a single take). ``best_fit``: the same for the nearest enrolled word of
     all (large when no take fits well: a word never enrolled, or a voice
-    blurred by a reverberant room)."""
+    blurred by a reverberant room). ``best_word``: that nearest word."""
 
     gap: float
     word: str
     fit: float | None = None
     best_fit: float | None = None
+    best_word: str | None = None
 
 
 def in_noise(pcm: npt.ArrayLike, snr_db: float, seed: int = 0) -> npt.NDArray[np.float64]:
@@ -486,7 +487,8 @@ class Enrollment:
         best = min(near, key=lambda w: near[w])
         best_spread = self.spread(player, best)
         best_fit = None if not best_spread else near[best] / best_spread
-        return Match(gap=float(near[word] - other), word=word, fit=fit, best_fit=best_fit)
+        return Match(gap=float(near[word] - other), word=word, fit=fit, best_fit=best_fit,
+                     best_word=best)
 
 
 def _nearest(words: Sequence[str], found: npt.NDArray[np.float64]) -> dict[str, float]:
