@@ -335,7 +335,7 @@ def decide(ev: Evidence, th: Thresholds = DEFAULT) -> Verdict:
                              and ev.template_best_word in {w.text for w in wrong})
     caller = ev.reference_db is not None and ev.loud_db >= ev.reference_db - th.caller_db
     # Clear of the noise; or in steady noise, which the takes' noisy copies
-    # model, when they fit the call owed far worse than another word.
+    # model, when they fit the call owed far worse than the word heard.
     clear = ev.floor_dbfs is not None and (
         ev.loud_db - ev.floor_dbfs >= th.clear_snr_db or (ev.steady and takes_against))
     if (caller and clear and not ev.risen and len(words) <= th.max_words
