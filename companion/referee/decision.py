@@ -79,7 +79,8 @@ class Thresholds:
     a mistake, and talk is the commonest source) [0.99]. ``clear_snr_db``:
     a mistake needs the loudest kept word this many dB above the noise
     floor [28.0]: in white noise or talk at 10-15 dB SNR the recognizer's
-    surest wrong words were correct calls. ``caller_db``: a mistake needs
+    surest wrong words were correct calls (in steady noise the caller's
+    takes may stand in for it: ``template_wrong``). ``caller_db``: a mistake needs
     the utterance's loudest kept word at most this many dB below the recent
     sure calls, which must be known [3.0]: the callers are the loud voices,
     and quieter speech may be talk or a call half lost in it. ``quiet_db``:
