@@ -7,8 +7,10 @@ Run from the project's root::
 For every session of a human-voice set in ``tools/score.py``'s layout (the
 shared ``../shared/human-calls/sessions`` by default, or ``bench/humanset.py``'s
 output), writes the same session to ``DIR`` with an ``enrollment`` header
-field: each player's takes of the count words "one" to "seven", taken from
-that player's FSDD speaker (the ground truth's ``voices``) at the takes kept
+field: each player's takes of the count words "one" to "seven" and of the
+wrong numbers the voices page also asks for ("zero", "eight", "nine";
+``--extra ""`` for the count words alone), taken from that player's FSDD
+speaker (the ground truth's ``voices``) at the takes kept
 for enrollment (0 .. ``--takes``-1: never a take any session says). The WAVs
 are linked, not copied; ``truth.jsonl`` and ``mix.jsonl`` come along, so
 ``score.py --data DIR`` scores the enrolled ear on exactly the same rounds.
@@ -26,14 +28,19 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 HUMAN = ROOT.parent / "shared" / "human-calls"
 COUNT_WORDS = ("one", "two", "three", "four", "five", "six", "seven")
+WRONG_NUMBERS = ("zero", "eight", "nine")
+"""The wrong numbers the voices page asks for besides the count words
+(``companion.referee.enrollment.wrong_numbers``)."""
 DIGIT = {w: i for i, w in enumerate(
     ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine"))}
 
 
-def enroll_set(data: Path, out: Path, takes: int, raw: Path) -> int:
-    """Write the enrolled copy of ``data`` to ``out``; the number of sessions."""
+def enroll_set(data: Path, out: Path, takes: int, raw: Path,
+               words: tuple[str, ...] = COUNT_WORDS) -> int:
+    """Write the enrolled copy of ``data`` to ``out`` (each player's takes of
+    ``words``); the number of sessions."""
     (out / "enroll").mkdir(parents=True, exist_ok=True)
-    for word in COUNT_WORDS:
+    for word in words:
         for voice in ("george", "jackson", "lucas"):
             for k in range(takes):
                 name = f"{DIGIT[word]}_{voice}_{k}.wav"
@@ -64,7 +71,7 @@ def enroll_set(data: Path, out: Path, takes: int, raw: Path) -> int:
                 up = os.path.relpath(out / "enroll", dest)
                 header["enrollment"] = {
                     player: {w: [f"{up}/{DIGIT[w]}_{voice}_{k}.wav" for k in range(takes)]
-                             for w in COUNT_WORDS}
+                             for w in words}
                     for player, voice in voices.get(session.stem, {}).items()}
                 (dest / session.name).write_text(
                     "\n".join([json.dumps(header), *lines[1:]]) + "\n")
@@ -81,10 +88,17 @@ def main() -> None:
     ap.add_argument("--out", type=Path, required=True)
     ap.add_argument("--data", type=Path, default=HUMAN / "sessions")
     ap.add_argument("--takes", type=int, default=3, help="takes per word (FSDD takes 0..N-1)")
+    ap.add_argument("--extra", default=",".join(WRONG_NUMBERS),
+                    help="comma-separated words enrolled besides the count words "
+                         "(FSDD digits: zero, eight, nine)")
     args = ap.parse_args()
+    extra = tuple(w for w in args.extra.split(",") if w)
+    if any(w not in DIGIT for w in extra):
+        ap.error("--extra words must be FSDD digits (zero to nine)")
     if not 1 <= args.takes <= 3:
         ap.error("--takes must be 1 to 3: later takes are said in the sessions")
-    n = enroll_set(args.data, args.out, args.takes, HUMAN / "raw" / "fsdd")
+    words = COUNT_WORDS + tuple(w for w in extra if w not in COUNT_WORDS)
+    n = enroll_set(args.data, args.out, args.takes, HUMAN / "raw" / "fsdd", words)
     print(f"{n} sessions with enrollment ({args.takes} takes a word) in {args.out}")
 
 

@@ -158,8 +158,11 @@ def _talk_track(rng: np.random.Generator, commands: list[Path], seconds: float,
     return out
 
 
-COUNT_WORDS = ("one", "two", "three", "four", "five", "six", "seven")
-"""The words a player enrolls."""
+ENROLLED = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
+            "zero": 0, "eight": 8, "nine": 9}
+"""The words a player enrolls and their FSDD digits: the count words and
+the wrong numbers just past the count, as the voices page asks for them
+(``companion.referee.enrollment.count_words`` and ``wrong_numbers``)."""
 
 
 def render_session(folder: Path, name: str, *, condition: str, array: str, seed: int,
@@ -168,7 +171,7 @@ def render_session(folder: Path, name: str, *, condition: str, array: str, seed:
     """Render one round to ``folder/name.jsonl`` + ``name.wav`` (one channel
     per microphone). Seeded: the same arguments give the same files. With
     ``enroll`` (1-3), the header gives each player's enrollment: takes
-    0 .. ``enroll``-1 of "one" to "seven" by their speaker (never said in a
+    0 .. ``enroll``-1 of the ``ENROLLED`` words by their speaker (never said in a
     round), as the clean FSDD files (as a close-talking setup would take
     them), or with ``enroll_at_table`` as the companion hears them at setup
     (``_takes_at_table``)."""
@@ -263,7 +266,7 @@ def render_session(folder: Path, name: str, *, condition: str, array: str, seed:
         raw = (HUMAN / "raw" / "fsdd").resolve()
         header["enrollment"] = {
             p: {word: [str(raw / f"{d}_{voices[p]}_{k}.wav") for k in range(enroll)]
-                for d, word in enumerate(COUNT_WORDS, start=1)} for p in players}
+                for word, d in ENROLLED.items()} for p in players}
     lines = [header, {"t": 0.0, "type": "audio", "path": f"{name}.wav"}]
     lines += [{"t": c.flip_t, "type": "flip", "player": c.player, "card": "racketeer"}
               for c in calls]
@@ -283,7 +286,7 @@ voices page asks for the take."""
 def _takes_at_table(room: pra.ShoeBox, seat: int, azimuth: float, speaker: str, enroll: int,
                     array: str, folder: Path, prefix: str, rng: np.random.Generator
                     ) -> dict[str, list[str]]:
-    """A player's takes 0 .. ``enroll``-1 of each count word as the companion
+    """A player's takes 0 .. ``enroll``-1 of each ``ENROLLED`` word as the companion
     hears them at setup in this ``room``: said from their ``seat`` (source
     index; ``azimuth`` in degrees) over the quiet condition's kitchen noise
     and hiss, heard by the array steered at the seat with the companion's
@@ -296,7 +299,7 @@ def _takes_at_table(room: pra.ShoeBox, seat: int, azimuth: float, speaker: str, 
 
     kitchen = _read(HUMAN / "raw" / "talk" / "kitchen.wav")
     out: dict[str, list[str]] = {}
-    for d, word in enumerate(COUNT_WORDS, start=1):
+    for word, d in ENROLLED.items():
         out[word] = []
         for k in range(enroll):
             x = fsdd_take(d, speaker, k)

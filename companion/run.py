@@ -163,13 +163,16 @@ def _run(*, port: int, host: str, pinout: Any, db: Path | None, microphone: str 
     pack = load_pack("en")
     store = Store(db)
     hub = LiveHub(store, pack)
+    from companion.referee.enrollment import count_words, wrong_numbers
     from companion.store import state_dir
-    from companion.voice_setup import TakeStore, VoiceSetup, attach, count_words
+    from companion.voice_setup import TakeStore, VoiceSetup, attach
 
     state = state_dir(store.path)
-    # Each player's takes of the count words, kept in the state directory
-    # by name, for the ear and for every game's header (the page's /voices).
-    attach(VoiceSetup(count_words(pack.lexicon.number_word), TakeStore(state)), hub)
+    # Each player's takes of the count words and of the wrong numbers just
+    # past the count, kept in the state directory by name, for the ear and
+    # for every game's header (the page's /voices).
+    number = pack.lexicon.number_word
+    attach(VoiceSetup(count_words(number), TakeStore(state), wrong=wrong_numbers(number)), hub)
     array = None
     if array_spec is not None:
         from companion.audio.array import load_array

@@ -1,7 +1,9 @@
 """Learning each player's voice at setup: their takes of the count words.
 
 The page (``/voices``) takes each player in turn through the count words
-("one" to "seven" in English), ``ROUNDS`` times over, one word at a time:
+("one" to "seven" in English) and the wrong numbers just past the count
+("zero", "eight", "nine": ``referee.enrollment.wrong_numbers``),
+``ROUNDS`` times over, one word at a time:
 ``VoiceSetup.start(players)`` makes the live table hand the next utterance
 it hears to ``heard`` as the prompted player's take of the prompted word
 (the way ``SeatSetup`` takes the next voice's direction). A take with too
@@ -53,12 +55,6 @@ VOICES_DIR = "voices"
 
 INDEX_FILE = "takes.json"
 """Each player's folder lists their current takes in this file."""
-
-
-def count_words(number_word: Callable[[int], str], top: int = 7) -> tuple[str, ...]:
-    """The count words to enroll, 1 to ``top``, in the voice pack's language
-    (``Lexicon.number_word``), lower case."""
-    return tuple(number_word(n).strip().lower() for n in range(1, top + 1))
 
 
 def _slug(text: str) -> str:
@@ -159,19 +155,28 @@ class Prompt:
 
 
 class VoiceSetup:
-    """The players' takes of ``words`` (``ROUNDS`` each), learnt one at a
-    time. ``store``: where takes are kept (None: in memory only).
-    ``enrollment``: the templates the live ear uses (a new one by default);
-    kept takes are added to it at once. ``on_change()`` is called after
-    every change of anyone's takes (to record them with the game)."""
+    """The players' takes of ``words`` and then ``wrong`` (``ROUNDS`` each),
+    learnt one at a time. ``words``: the count words; ``wrong``: wrong
+    numbers enrolled besides them, whose takes the ear compares with a
+    call only when it heard that number (``Enrollment.counted`` is set to
+    ``words`` when any are given). ``store``: where takes are kept (None:
+    in memory only). ``enrollment``: the templates the live ear uses (a
+    new one by default); kept takes are added to it at once.
+    ``on_change()`` is called after every change of anyone's takes (to
+    record them with the game)."""
 
     def __init__(self, words: Sequence[str], store: TakeStore | None = None, *,
                  rounds: int = ROUNDS, enrollment: Enrollment | None = None,
-                 on_change: Callable[[], None] | None = None) -> None:
-        self.words = tuple(w.strip().lower() for w in words)
+                 on_change: Callable[[], None] | None = None,
+                 wrong: Sequence[str] = ()) -> None:
+        counted = tuple(w.strip().lower() for w in words)
+        self.words = counted + tuple(w.strip().lower() for w in wrong
+                                     if w.strip().lower() not in counted)
         self.store = store
         self.rounds = rounds
         self.enrollment = enrollment if enrollment is not None else Enrollment()
+        if wrong:
+            self.enrollment.counted = frozenset(counted)
         self.on_change = on_change
         self.queue: list[str] = []
         self._again = False

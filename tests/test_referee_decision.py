@@ -491,3 +491,36 @@ def test_in_steady_noise_takes_fitting_the_call_far_worse_rule_below_the_clear_s
     assert th.template_mistake <= 0.45 < th.template_wrong
     assert decide(five, th).outcome == "unsure"
     assert decide(replace(five, floor_dbfs=-70.0), th).outcome == "mistake"  # were it clear
+
+
+def test_the_takes_and_the_recognizer_naming_one_wrong_word_lower_both_lines() -> None:
+    """Clean audio (development split, s001): a wrong "seven" for a five
+    heard at only 0.34; the caller's takes of seven fitted it best, as a
+    repeat (1.26), the five's 2.32 worse. Two witnesses name the same wrong
+    word: a mistake, though far below the recognizer's own bar, and (s013:
+    a wrong "five" for a two) though said 5.8 dB below the recent calls.
+    Not when the gap is short of ``template_agree``: a correct "six" heard
+    as "eight" at 0.96 had the player's "eight" takes fit it best by 0.99;
+    not when the takes fit best another word than the one heard, nor when
+    they fit nothing (``template_wrong_fit``), nor in noise short of
+    ``clear_snr_db`` that is not steady, nor 6 dB or more below the calls."""
+    th = Thresholds()
+    seven = Evidence(words=(w("seven", 0.34),), decoded=(w("seven", 0.34),),
+                     expected=("five",), template_gap=2.32, template_word="five",
+                     template_fit=1.55, template_best_fit=1.26, template_best_word="seven",
+                     enrolled=ENROLLED, loud_db=-26.0, reference_db=-27.2, floor_dbfs=-61.0,
+                     steady=True)
+    assert decide(seven, th).outcome == "mistake"
+    assert decide(replace(seven, loud_db=-32.0), th).outcome == "mistake"  # 4.8 dB below
+    assert decide(replace(seven, loud_db=-33.5), th).outcome == "unsure"  # 6.3 dB below
+    assert decide(replace(seven, template_best_word="six"), th).outcome == "unsure"
+    assert decide(replace(seven, template_best_fit=2.2, template_fit=2.6), th).outcome == "unsure"
+    assert decide(replace(seven, floor_dbfs=-40.0, steady=False), th).outcome == "unsure"
+    assert decide(replace(seven, template_gap=1.9), th).outcome == "unsure"
+    eight = Evidence(words=(w("eight", 0.96),), decoded=(w("eight", 0.96),), expected=("six",),
+                     template_gap=0.99, template_word="six", template_fit=1.79,
+                     template_best_fit=1.45, template_best_word="eight",
+                     enrolled=ENROLLED | {"zero", "eight", "nine"}, loud_db=-28.0,
+                     reference_db=-26.1, floor_dbfs=-60.0, steady=True)
+    assert decide(eight, th).outcome == "unsure"
+    assert th.template_agree >= 2 * 0.99

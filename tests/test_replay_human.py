@@ -91,14 +91,16 @@ def test_a_silent_card_in_talk_is_kept_though_the_talk_was_cut() -> None:
     assert not [r for r in rulings if r["type"] == "mistake"]
 
 
-def enrolled_copy(tmp: Path, condition: str, session: str) -> Path:
+def enrolled_copy(tmp: Path, condition: str, session: str, wrong: bool = False) -> Path:
     """``session`` of the shared set with each speaking player's enrollment
     in its header, as ``bench/enrolled.py`` writes it (takes 0-2 of "one"
-    to "seven" of the player's own FSDD speaker, takes no session says)."""
+    to "seven" of the player's own FSDD speaker, takes no session says;
+    with ``wrong``, also of the wrong numbers "zero", "eight" and "nine")."""
     sys.path.insert(0, str(REPO / "bench"))
     import enrolled
 
-    enrolled.enroll_set(SESSIONS, tmp / "enrolled", 3, SESSIONS.parent / "raw" / "fsdd")
+    words = enrolled.COUNT_WORDS + (enrolled.WRONG_NUMBERS if wrong else ())
+    enrolled.enroll_set(SESSIONS, tmp / "enrolled", 3, SESSIONS.parent / "raw" / "fsdd", words)
     return tmp / "enrolled" / "dev" / condition / f"{session}.jsonl"
 
 
@@ -146,6 +148,37 @@ def test_enrolled_takes_catch_a_wrong_number_and_never_take_one_for_the_call(
     assert not [r for r in rulings if r["type"] == "call_ok" and r["t"] >= nine["flip_t"]]
     assert {(m["player"], m["kind"]) for m in rulings if m["type"] == "mistake"} <= {
         (nine["player"], "wrong_number")}
+
+def test_a_wrong_number_the_takes_and_the_recognizer_both_name_is_a_mistake(
+        tmp_path: Path) -> None:
+    """s009, clean: the round ends with "two" where a four was due (lucas).
+    The recognizer heard "two", short of the bar a mistake needs alone,
+    and the caller's takes of two fitted it best, the four's far worse:
+    two witnesses of the same wrong word, ruled a wrong number."""
+    last = truth("s009")["calls"][-1]
+    assert (last["kind"], last["said"], last["expected"]) == ("wrong", "two", "four")
+    rulings = replay_file(enrolled_copy(tmp_path, "clean", "s009"))
+    assert [(m["player"], m["kind"], m["heard"]) for m in rulings if m["type"] == "mistake"] \
+        == [(last["player"], "wrong_number", ["two"])]
+
+
+def test_a_number_past_the_count_is_caught_by_the_players_takes_of_it(tmp_path: Path) -> None:
+    """s002, clean: the round ends with "zero" where a four was due
+    (jackson). With takes of the count words only it is left unsure; with
+    the player's takes of the wrong numbers too (as the voices page asks
+    for them), the takes of "zero" fit the word the recognizer heard best:
+    ruled a wrong number. The round's correct calls stay right."""
+    t = truth("s002")
+    last = t["calls"][-1]
+    assert (last["kind"], last["said"], last["expected"]) == ("oov", "zero", "four")
+    counted = replay_file(enrolled_copy(tmp_path / "counted", "clean", "s002"))
+    assert not [r for r in counted if r["type"] == "mistake"]
+    rulings = replay_file(enrolled_copy(tmp_path / "wrong", "clean", "s002", wrong=True))
+    assert [(m["player"], m["kind"], m["heard"]) for m in rulings if m["type"] == "mistake"] \
+        == [(last["player"], "wrong_number", ["zero"])]
+    ok = [(r["player"], r["count"]) for r in rulings if r["type"] == "call_ok"]
+    assert ok == [(c["player"], c["count"]) for c in t["calls"] if c["kind"] == "right"]
+
 
 def test_talk_running_into_a_flip_is_judged_by_the_call_owed_after_it(tmp_path: Path) -> None:
     """s011, far field with talk, enrolled: Beth's "six" comes right after

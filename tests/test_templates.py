@@ -136,6 +136,35 @@ def test_a_players_own_takes_tell_their_count_words_apart(voice: str) -> None:
 
 
 @needs_fsdd
+@pytest.mark.parametrize("voice", ["george", "lucas"])
+def test_a_wrong_numbers_takes_are_compared_only_when_it_was_heard(voice: str) -> None:
+    """Enrolled on takes 0-2 of "zero".."nine", with "one".."seven" the
+    count words (``Enrollment.counted``): a later "eight" said where a six
+    is owed fits the player's "eight" takes best, far better than the
+    six's, when the recognizer heard "eight"; when it did not, "eight" is
+    left out of the comparison (the best word is a count word). Without
+    ``counted`` every enrolled word is compared always. A later "six"
+    fits its own takes best whatever was heard."""
+    counted = frozenset(WORDS[1:8])
+    enrolled = Enrollment(counted=counted)
+    for digit in range(10):
+        for k in range(3):
+            assert enrolled.add("Abby", WORDS[digit], take(digit, voice, k))
+    eight = take(8, voice, 40)
+    heard = enrolled.match("Abby", ["six"], eight, heard={"eight"})
+    unheard = enrolled.match("Abby", ["six"], eight)
+    assert heard is not None and unheard is not None
+    assert heard.best_word == "eight" and heard.gap > 1.0, heard
+    assert unheard.best_word in counted, unheard
+    always = Enrollment(takes=enrolled.takes, audio=enrolled.audio)
+    found = always.match("Abby", ["six"], eight)
+    assert found is not None and found.best_word == "eight"
+    for words in (set(), {"eight"}):
+        six = enrolled.match("Abby", ["six"], take(6, voice, 40), heard=words)
+        assert six is not None and six.best_word == "six" and six.gap < 0
+
+
+@needs_fsdd
 @pytest.mark.parametrize("voice", ["george", "jackson", "lucas"])
 def test_a_call_with_talk_around_it_is_found_inside_it(voice: str) -> None:
     """A later take of "six" with real talk (Picovoice's recorded commands,

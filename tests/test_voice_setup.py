@@ -35,14 +35,14 @@ from companion.audio import synth
 from companion.audio.alsa_file import use_file_device
 from companion.hub import Hub
 from companion.live import LiveTable
-from companion.referee.enrollment import load_enrollment
+from companion.referee.enrollment import count_words, load_enrollment
 from companion.referee.judge import mono_of, read_wav_channels
 from companion.referee.stream import Listener
 from companion.referee.templates import RATE, trim
 from companion.replay import stored_session
 from companion.store import Store
 from companion.voice.pack import load_pack
-from companion.voice_setup import TakeStore, VoiceSetup, attach, count_words
+from companion.voice_setup import TakeStore, VoiceSetup, attach
 
 FSDD = Path(__file__).resolve().parents[2] / "shared" / "human-calls" / "raw" / "fsdd"
 if not FSDD.is_dir():
@@ -448,3 +448,30 @@ def test_kept_takes_loaded_or_redone_leave_no_trace_of_other_takes(tmp_path: Pat
     assert {w: len(t) for w, t in fresh.enrollment.audio["Abby"].items()} == {"one": 1}
     assert {w: len(t) for w, t in fresh.enrollment._templates("Abby", 10.0).items()} == {
         "one": 2}
+
+
+@needs_fsdd
+def test_the_wrong_numbers_are_asked_for_after_the_count_words(tmp_path: Path) -> None:
+    """As the companion is started (``run``): the count words, then the
+    wrong numbers just past the count ("zero", "eight", "nine"), each
+    ``ROUNDS`` times. The ear's enrollment knows which are the count words
+    (``Enrollment.counted``), and the game's header lists every word's
+    takes, so a replay compares calls with the same takes."""
+    from companion.referee.enrollment import wrong_numbers
+
+    pack = load_pack("en")
+    number = pack.lexicon.number_word
+    setup = VoiceSetup(count_words(number), TakeStore(tmp_path), wrong=wrong_numbers(number))
+    assert setup.words == (*WORDS, "zero", "eight", "nine")
+    assert setup.needed == 10 * setup.rounds
+    assert setup.enrollment.counted == frozenset(WORDS)
+    setup.start(["Abby"])
+    for word in WORDS:
+        assert setup.prompt is not None and setup.prompt.word == word
+        setup.heard(fsdd(WORDS.index(word) + 1, 0), RATE)
+    for digit, word in ((0, "zero"), (8, "eight")):  # george's take 0 of zero is 90 ms
+        assert setup.prompt is not None and setup.prompt.word == word
+        setup.heard(fsdd(digit, 1), RATE)
+    assert setup.held("Abby") == 9
+    assert set(setup.takes_of(["Abby"])["Abby"]) == {*WORDS, "zero", "eight"}
+    assert VoiceSetup(WORDS).enrollment.counted is None  # no wrong numbers: all count

@@ -170,7 +170,23 @@ class Thresholds:
     - ``spot_fit`` [1.05]: an utterance of talk holds the call when a
       stretch of it fits the caller's takes of the word owed best of all
       their words (a gap at or below ``template_right``) and within this
-      many times their spread (``Evidence.spot_fit``)."""
+      many times their spread (``Evidence.spot_fit``).
+    - ``template_agree`` [2.0]: the takes and the recognizer **agree** on
+      a single wrong word when the takes that fit it best are that word's
+      (``template_best_word``), fit within ``template_wrong_fit``, the
+      call owed's fit no better by their own spread, and the gap is at
+      least this. Two witnesses then name the same wrong word, and the
+      bar falls to ``mistake_agreed`` [0.3] (the recognizer need only
+      have heard it), the loudness line to ``caller_agreed_db`` [6.0] dB
+      below the recent calls (a player who knows the count is wrong often
+      says the number more quietly: clean wrong numbers 3.1-5.8 dB below),
+      and in steady noise it stands in for ``clear_snr_db``. Chosen at
+      twice the largest gap of a correct call that agreed so (0.99: a
+      "six" heard as "eight" at 0.96, the player's "eight" takes fitting
+      it best), on the generated development split with the wrong numbers
+      enrolled (bench/RESULTS.md, "Wrong numbers enrolled"); the
+      bar and the loudness line were the loosest swept there (0.3-0.8,
+      3-6 dB), none ruling a correct call a mistake."""
 
     mistake: float = 0.99
     mistake_silent: float = 0.99
@@ -189,6 +205,9 @@ class Thresholds:
     template_wrong_fit: float = 2.0
     unheard_fit: float = 1.05
     spot_fit: float = 1.05
+    template_agree: float = 2.0
+    mistake_agreed: float = 0.3
+    caller_agreed_db: float = 6.0
 
 
 DEFAULT = Thresholds()
@@ -303,6 +322,7 @@ def decide(ev: Evidence, th: Thresholds = DEFAULT) -> Verdict:
         return Verdict("unsure", min(least, UNSURE))  # the call owed was heard too
     bar = th.mistake if ev.expected else th.mistake_silent
     takes_against = False  # the caller's takes speak against the call owed
+    agreed = False  # ... and name the very word the recognizer heard
     if gap is not None:
         if gap < th.template_mistake:
             return Verdict("unsure", min(least, UNSURE))
@@ -330,11 +350,19 @@ def decide(ev: Evidence, th: Thresholds = DEFAULT) -> Verdict:
             lower = (never_enrolled and not owed_repeat and not owed_better
                      and gap >= th.template_wrong
                      and best is not None and best <= th.template_wrong_fit)
+        # The takes and the recognizer name the same single wrong word.
+        agreed = (len(words) == 1 and ev.template_best_word == words[0].text
+                  and gap >= th.template_agree and best is not None
+                  and best <= th.template_wrong_fit and not owed_better)
+        if agreed:
+            bar = min(bar, th.mistake_agreed)
+            takes_against = True
         if lower and len(words) == 1:  # the takes are one-word repeats
             bar = min(bar, th.mistake_unenrolled if never_enrolled else th.mistake_enrolled)
-            takes_against = (gap >= th.template_wrong
-                             and ev.template_best_word in {w.text for w in wrong})
-    caller = ev.reference_db is not None and ev.loud_db >= ev.reference_db - th.caller_db
+            takes_against = takes_against or (
+                gap >= th.template_wrong and ev.template_best_word in {w.text for w in wrong})
+    caller_db = th.caller_agreed_db if agreed else th.caller_db
+    caller = ev.reference_db is not None and ev.loud_db >= ev.reference_db - caller_db
     # Clear of the noise; or in steady noise, which the takes' noisy copies
     # model, when they fit the call owed far worse than the word heard.
     clear = ev.floor_dbfs is not None and (

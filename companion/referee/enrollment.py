@@ -13,7 +13,7 @@ templates``). Without the field, nothing changes.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -23,6 +23,28 @@ import soxr
 from companion import jsonin
 from companion.errors import CompanionError
 from companion.referee.templates import RATE, Enrollment
+
+COUNT_TOP = 7
+"""The count runs from one to this (The Nasty 7)."""
+
+
+def count_words(number_word: Callable[[int], str], top: int = COUNT_TOP) -> tuple[str, ...]:
+    """The count words a player enrolls, 1 to ``top``, in the voice pack's
+    language (``Lexicon.number_word``), lower case: the words calls are
+    made of (``Enrollment.counted``)."""
+    return tuple(number_word(n).strip().lower() for n in range(1, top + 1))
+
+
+def wrong_numbers(number_word: Callable[[int], str], top: int = COUNT_TOP) -> tuple[str, ...]:
+    """The wrong numbers a player enrolls besides the count words: the
+    numbers just past either end of the count (zero below one; ``top`` + 1
+    and + 2 above it: "eight" and "nine"), where a count going down past
+    one or up past seven lands (rules/nasty7.md: the count turns at seven
+    and at one). With the player's own takes of them, such a wrong number
+    is told from the call owed (bench/RESULTS.md, "Wrong numbers
+    enrolled")."""
+    return tuple(number_word(n).strip().lower() for n in (0, top + 1, top + 2))
+
 
 MAX_TAKES = 10
 """Most takes one player may enroll of one word."""
@@ -97,13 +119,16 @@ def check_files(takes: Takes, base_dir: Path) -> None:
                                   field=_field(player, word))
 
 
-def load_enrollment(takes: Takes, base_dir: Path) -> Enrollment:
+def load_enrollment(takes: Takes, base_dir: Path,
+                    counted: Collection[str] | None = None) -> Enrollment:
     """The templates of every take in ``takes`` (paths relative to
-    ``base_dir``). Raises ``OSError`` for a missing or unreadable file and
-    ``RecognizerError`` (an ``OSError``) for one that is not a usable WAV."""
+    ``base_dir``); ``counted``: the words calls are made of
+    (``Enrollment.counted``; None: every word counts). Raises ``OSError``
+    for a missing or unreadable file and ``RecognizerError`` (an
+    ``OSError``) for one that is not a usable WAV."""
     from companion.referee.judge import mono_of, read_wav_channels
 
-    out = Enrollment()
+    out = Enrollment(counted=None if counted is None else frozenset(counted))
     for player, word, rel in _each_take(takes):
         path = base_dir / rel
         if not path.is_file():

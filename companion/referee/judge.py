@@ -35,7 +35,7 @@ from companion.errors import EventError, RecognizerError
 from companion.events import Audio, Event, Say
 from companion.games.base import Match
 from companion.referee.decision import DEFAULT, Evidence, Thresholds, Verdict
-from companion.referee.enrollment import load_enrollment
+from companion.referee.enrollment import count_words, load_enrollment
 from companion.referee.recognizer import Recognizer, open_recognizer
 from companion.referee.steered import SteeredEar
 from companion.referee.stream import Heard, Listener
@@ -307,7 +307,8 @@ def audio_handler(recognizer_name: str | None, pack: VoicePack, *,
             loaded.append(open_recognizer(recognizer_name, pack))
         if id(session) not in enrolled:
             enrolled[id(session)] = None if session.enrollment is None else load_enrollment(
-                session.enrollment, Path(session.base_dir))
+                session.enrollment, Path(session.base_dir),
+                counted=count_words(pack.lexicon.number_word))
         enrollment = enrolled[id(session)]
         index = next(i for i, ev in enumerate(session.events) if ev is event)
         later = session.events[index + 1:]

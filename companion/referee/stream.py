@@ -844,7 +844,7 @@ class Listener:
                 or (heard and all(w.text in expected for w in heard))):
             return None
         return self.enrollment.match(caller, expected, self._around(pcm, *span), snr_db,
-                                     within=bool(heard))
+                                     within=bool(heard), heard={w.text for w in heard})
 
     def _around(self, pcm: npt.NDArray[np.int16], start: float,
                 end: float) -> npt.NDArray[np.int16]:
