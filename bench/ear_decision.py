@@ -121,6 +121,7 @@ def to_evidence(rec: dict[str, Any], expected: tuple[str, ...]) -> Any:
     for name in WORDS:
         given[name] = tuple(Word(*w) for w in given.get(name, ()))
     given["enrolled"] = frozenset(given.get("enrolled", ()))
+    given["heard_only"] = frozenset(given.get("heard_only", ()))
     return Evidence(**given, expected=expected)
 
 

@@ -524,3 +524,22 @@ def test_the_takes_and_the_recognizer_naming_one_wrong_word_lower_both_lines() -
                      reference_db=-26.1, floor_dbfs=-60.0, steady=True)
     assert decide(eight, th).outcome == "unsure"
     assert th.template_agree >= 2 * 0.99
+
+
+def test_a_wrong_numbers_takes_lower_the_bar_only_when_they_agree() -> None:
+    """A simulated table (arrays' dev room, seed 501): a correct "six"
+    heard as "eight" at 0.93; the player's "eight" takes, compared only
+    because "eight" was heard (``Evidence.heard_only``), fitted it as a
+    repeat (1.35) and 0.76 better than the six's. A count word's takes so
+    placed lower the bar (``mistake_enrolled``); a wrong number's do not,
+    short of the agreement's gap."""
+    th = Thresholds()
+    eight = Evidence(words=(w("eight", 0.927),), decoded=(w("eight", 0.927),),
+                     expected=("six",), template_gap=0.76, template_word="six",
+                     template_fit=1.63, template_best_fit=1.35, template_best_word="eight",
+                     enrolled=ENROLLED | {"zero", "eight", "nine"},
+                     heard_only=frozenset({"zero", "eight", "nine"}),
+                     loud_db=-28.5, reference_db=-29.1, floor_dbfs=-64.2)
+    assert decide(eight, th).outcome == "unsure"
+    assert decide(replace(eight, heard_only=frozenset()), th).outcome == "mistake"
+    assert decide(replace(eight, template_gap=2.1), th).outcome == "mistake"  # they agree

@@ -123,7 +123,12 @@ class Thresholds:
       another count word at 0.59, whose takes fitted that word better, was
       ruled a mistake; 0.6 caught as many wrong numbers on the development
       split (bench/RESULTS.md, "A grammar of the call built for
-      pocketsphinx's lattice").
+      pocketsphinx's lattice"). Not for a wrong number whose takes join
+      the comparison only when it was heard (``Evidence.heard_only``):
+      those lower the bar only when they agree (``template_agree``). On a
+      simulated table a correct "six" heard as "eight" at 0.93, the
+      player's "eight" takes fitting it 0.76 better, was ruled a wrong
+      number by this bar (bench/RESULTS.md, "Wrong numbers enrolled").
     - ``mistake_unenrolled`` [0.8]: the lowered bar for a word the player
       never enrolled ("eight", "ten", a card's sound): no take of it can
       speak for it, only the call owed's against the call. Chosen above
@@ -232,7 +237,9 @@ class Evidence:
     whose takes fit best, ``template_fit`` how well (``Match.fit``),
     ``template_best_fit`` how well the nearest enrolled word does,
     ``template_best_word`` which word that is;
-    ``enrolled``: the words the caller enrolled. ``calls``: the calls that
+    ``enrolled``: the words the caller enrolled; ``heard_only``: those of
+    them whose takes join the comparison only when heard (wrong numbers:
+    ``Enrollment.counted``). ``calls``: the calls that
     can still be right, each the words owed in order (None: not known; then
     any of ``expected`` fits). ``spot_gap``, ``spot_fit``: for talk, the
     stretch of it the caller's takes of the next word owed fit best
@@ -266,6 +273,7 @@ class Evidence:
     risen: bool = False
     cut: bool = False
     steady: bool = False
+    heard_only: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True)
@@ -357,6 +365,9 @@ def decide(ev: Evidence, th: Thresholds = DEFAULT) -> Verdict:
         if agreed:
             bar = min(bar, th.mistake_agreed)
             takes_against = True
+        # A wrong number's takes join the comparison only when it was heard:
+        # they speak for a mistake only when they agree (above).
+        lower = lower and not any(w.text in ev.heard_only for w in wrong)
         if lower and len(words) == 1:  # the takes are one-word repeats
             bar = min(bar, th.mistake_unenrolled if never_enrolled else th.mistake_enrolled)
             takes_against = takes_against or (

@@ -619,10 +619,13 @@ class Listener:
                    if verdict.outcome in ("unsure", "mistake") else None)
         if matched is not None and self.enrollment is not None:
             # the caller's own takes have their say too
+            enrolled = frozenset(self.enrollment.words(owed.caller or ""))
+            counted = self.enrollment.counted
             evidence = replace(evidence, template_gap=matched.gap, template_word=matched.word,
                                template_fit=matched.fit, template_best_fit=matched.best_fit,
-                               template_best_word=matched.best_word,
-                               enrolled=frozenset(self.enrollment.words(owed.caller or "")))
+                               template_best_word=matched.best_word, enrolled=enrolled,
+                               heard_only=enrolled - counted if counted is not None
+                               else frozenset())
             verdict = decide(evidence, self.thresholds)
         if (verdict.outcome == "right" and matched is not None and expected
                 and (not heard or any(w.text not in expected for w in heard))):
@@ -664,7 +667,7 @@ class Listener:
         again = replace(evidence, words=tuple(heard), decoded=tuple(words), loud_db=level,
                         template_gap=None, template_word=None, template_fit=None,
                         template_best_fit=None, template_best_word=None,
-                        enrolled=frozenset())
+                        enrolled=frozenset(), heard_only=frozenset())
         checked, verdict, weighed = self._weigh(again, pcm, heard, span, real, owed)
         return checked, verdict, weighed, heard, level
 
