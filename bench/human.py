@@ -183,9 +183,10 @@ def metered(backend: Any, session: Any, audio: Any, pcm: np.ndarray) -> tuple[li
     from companion.errors import EventError
     from companion.events import Audio
     from companion.games.base import Match
-    from companion.referee.enrollment import load_enrollment
+    from companion.referee.enrollment import count_words, load_enrollment
     from companion.referee.judge import EarSettings, hear_recording
     from companion.referee.stream import Listener
+    from companion.voice.pack import load_pack
 
     meter = {"busy": 0.0, "fed": 0, "cpu": 0.0}
     ready: list[float] = []
@@ -208,7 +209,8 @@ def metered(backend: Any, session: Any, audio: Any, pcm: np.ndarray) -> tuple[li
             return out
 
     enrollment = None if session.enrollment is None else load_enrollment(
-        session.enrollment, Path(session.base_dir))
+        session.enrollment, Path(session.base_dir),
+        counted=count_words(load_pack("en").lexicon.number_word))
     index = next(i for i, ev in enumerate(session.events) if ev is audio)
     match: Any = Match(session.game)  # as it stands when the recording starts
     for ev in session.events[:index]:

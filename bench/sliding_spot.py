@@ -34,9 +34,10 @@ from typing import Any
 import numpy as np
 import soxr
 
-from companion.referee.enrollment import load_enrollment, takes_from_header
+from companion.referee.enrollment import count_words, load_enrollment, takes_from_header
 from companion.referee.judge import mono_of, read_wav_channels
 from companion.referee.templates import RATE, Match, trim
+from companion.voice.pack import load_pack
 
 FITS = (0.95, 1.0, 1.05, 1.1)
 STEP_S = 0.04
@@ -59,7 +60,8 @@ def windows(data: Path, split: str, condition: str) -> list[dict[str, Any]]:
         takes = takes_from_header(header, header["players"])
         if takes is None:
             raise SystemExit(f"{session}: no enrollment (run bench/enrolled.py first)")
-        enrollment = load_enrollment(takes, session.parent)
+        enrollment = load_enrollment(takes, session.parent,
+                                     counted=count_words(load_pack("en").lexicon.number_word))
         pcm, rate = read_wav_channels(session.with_suffix(".wav"))
         x = mono_of(pcm)
         if rate != RATE:

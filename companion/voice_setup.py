@@ -303,7 +303,8 @@ class VoiceSetup:
         for player in players:
             takes = self.store.takes(player)
             try:
-                loaded = load_enrollment({player: takes}, self.store.state) if takes else None
+                loaded = load_enrollment({player: takes}, self.store.state,
+                                         counted=None) if takes else None
             except OSError as exc:
                 log.warning("%s's kept voice cannot be read (%s): learnt anew", player, exc)
                 self.store.forget(player)  # new takes start a new list

@@ -154,7 +154,7 @@ def test_a_player_enrolls_by_voice_through_the_microphone(tmp_path: Path) -> Non
     # takes were, are each nearest their own word.
     session = stored_session(Store(tmp_path / "log.sqlite3"), table.game_id)
     assert session.enrollment == header and session.base_dir == tmp_path
-    kept = load_enrollment(session.enrollment, session.base_dir)
+    kept = load_enrollment(session.enrollment, session.base_dir, counted=WORDS)
     for n, word in enumerate(WORDS, start=1):
         found = kept.match("Abby", [word], in_room(fsdd(n, 5), seed=n))
         assert found is not None and found.word == word and found.gap < 0, (word, found)

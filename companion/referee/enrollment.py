@@ -119,11 +119,12 @@ def check_files(takes: Takes, base_dir: Path) -> None:
                                   field=_field(player, word))
 
 
-def load_enrollment(takes: Takes, base_dir: Path,
-                    counted: Collection[str] | None = None) -> Enrollment:
+def load_enrollment(takes: Takes, base_dir: Path, *,
+                    counted: Collection[str] | None) -> Enrollment:
     """The templates of every take in ``takes`` (paths relative to
     ``base_dir``); ``counted``: the words calls are made of
-    (``Enrollment.counted``; None: every word counts). Raises ``OSError``
+    (``Enrollment.counted``: ``count_words`` for an ear; None: every word
+    counts, as for takes only copied into another enrollment). Raises ``OSError``
     for a missing or unreadable file and ``RecognizerError`` (an
     ``OSError``) for one that is not a usable WAV."""
     from companion.referee.judge import mono_of, read_wav_channels
