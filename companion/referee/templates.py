@@ -421,27 +421,29 @@ class Enrollment:
             self._spread[(player, word)] = float(np.mean(finite)) if finite else None
         return self._spread[(player, word)]
 
-    def _templates(self, player: str, snr_db: float | None,
-                   margin_db: float = FLOOR_DB) -> dict[str, list[npt.NDArray[np.float32]]]:
-        """``player``'s templates per word: the takes, and below
-        ``NOISY_SNR_DB`` also their copies in noise at ``snr_db`` (rounded
-        to ``SNR_STEP_DB``), cut ``margin_db`` over their floor as the
-        utterance they are compared with was (``trim``; made once per step
-        and margin). The takes themselves keep their cut at ``FLOOR_DB``:
-        they were recorded over a quiet floor of their own."""
-        clean = self.takes.get(player, {})
+    def _templates(self, player: str, snr_db: float | None, margin_db: float = FLOOR_DB,
+                   words: Collection[str] | None = None,
+                   ) -> dict[str, list[npt.NDArray[np.float32]]]:
+        """``player``'s templates per word (of ``words``; None: every word
+        they enrolled): the takes, and below ``NOISY_SNR_DB`` also their
+        copies in noise at ``snr_db`` (rounded to ``SNR_STEP_DB``), cut
+        ``margin_db`` over their floor as the utterance they are compared
+        with was (``trim``; each word's made once per step and margin).
+        The takes themselves keep their cut at ``FLOOR_DB``: they were
+        recorded over a quiet floor of their own."""
+        clean = {w: t for w, t in self.takes.get(player, {}).items()
+                 if words is None or w in words}
         if snr_db is None or snr_db >= NOISY_SNR_DB:
             return clean
         step = float(max(0.0, round(snr_db / SNR_STEP_DB) * SNR_STEP_DB))
-        key = (player, step, margin_db)
-        if key not in self._noisy:
-            noisy: dict[str, list[npt.NDArray[np.float32]]] = {}
-            for word, takes in self.audio.get(player, {}).items():
+        noisy = self._noisy.setdefault((player, step, margin_db), {})
+        audio = self.audio.get(player, {})
+        for word in clean:
+            if word not in noisy:
                 copies = [features(in_noise(pcm, step, seed=i), margin_db)
-                          for i, pcm in enumerate(takes)]
+                          for i, pcm in enumerate(audio.get(word, []))]
                 noisy[word] = [c for c in copies if len(c) >= MIN_FRAMES]
-            self._noisy[key] = noisy
-        return {w: clean[w] + self._noisy[key].get(w, []) for w in clean}
+        return {w: clean[w] + noisy[w] for w in clean}
 
     def words(self, player: str) -> set[str]:
         """The words ``player`` has enrolled."""
@@ -476,8 +478,8 @@ class Enrollment:
         noisy = snr_db is not None and snr_db < NOISY_SNR_DB
         margin = floor_margin(pcm) if noisy else FLOOR_DB
         owed = {w.strip().lower() for w in expected}
-        mine = {w: t for w, t in self._templates(player, snr_db, margin).items()
-                if self.counted is None or w in self.counted or w in owed or w in heard}
+        compared = None if self.counted is None else self.counted | owed | set(heard)
+        mine = self._templates(player, snr_db, margin, compared)
         if not owed <= set(mine) or not set(mine) - owed:
             return None
         ceps = _cepstra(pcm, margin)
