@@ -175,10 +175,12 @@ ENROLLED = frozenset({"one", "two", "three", "four", "five", "six", "seven"})
 
 def enrolled(word: str, confidence: float, gap: float, fit: float | None = 1.6,
              best_fit: float | None = 1.0, **levels: float) -> Evidence:
+    """One word heard where a six is owed; the takes that fit it best are
+    that word's (``template_best_word``)."""
     return Evidence(words=(w(word, confidence),), decoded=(w(word, confidence),),
                     expected=("six",), template_gap=gap, template_word="six",
-                    template_fit=fit, template_best_fit=best_fit, enrolled=ENROLLED,
-                    **(levels or CALLER))
+                    template_fit=fit, template_best_fit=best_fit, template_best_word=word,
+                    enrolled=ENROLLED, **(levels or CALLER))
 
 
 def test_the_callers_own_takes_overrule_a_confused_count_word() -> None:
@@ -265,7 +267,8 @@ def test_no_mistake_by_takes_when_the_call_owed_fits_them_as_a_repeat() -> None:
     # a mistake when the word heard is one the player enrolled (it can be
     # that word), not for one never enrolled (below).
     clearly = replace(alike, template_best_fit=th.template_fit - 0.05 - 2 * th.template_margin,
-                      words=(w("two", 0.6),), decoded=(w("two", 0.6),))
+                      words=(w("two", 0.6),), decoded=(w("two", 0.6),),
+                      template_best_word="two")
     assert decide(clearly, th).outcome == "mistake"
 
 
@@ -289,7 +292,7 @@ def test_a_word_never_enrolled_is_no_mistake_while_the_call_owed_fits_as_a_repea
                     decoded=(w("zero", th.mistake_unenrolled),))
     assert decide(replace(surer, template_fit=1.49), th).outcome == "mistake"
     two = replace(zero, words=(w("two", th.mistake_enrolled),),
-                  decoded=(w("two", th.mistake_enrolled),))
+                  decoded=(w("two", th.mistake_enrolled),), template_best_word="two")
     assert decide(two, th).outcome == "mistake"
     # The recognizer alone, sure enough for a mistake without takes, still is.
     sure = replace(zero, words=(w("zero", 0.995),), decoded=(w("zero", 0.995),))
@@ -324,7 +327,8 @@ def test_two_words_get_no_lower_bar_from_the_takes() -> None:
     words = (w("four", 0.67, 0.0), w("eight", 0.69, 0.29))
     talk = Evidence(words=words, decoded=words, expected=("three",), template_gap=1.67,
                     template_word="three", template_fit=1.27, template_best_fit=0.86,
-                    enrolled=ENROLLED, loud_db=-24.7, reference_db=-29.2, floor_dbfs=-56.4)
+                    template_best_word="four", enrolled=ENROLLED, loud_db=-24.7,
+                    reference_db=-29.2, floor_dbfs=-56.4)
     assert decide(talk, th).outcome == "unsure"
     one = replace(talk, words=words[:1], decoded=words[:1])
     assert decide(one, th).outcome == "mistake"  # "four" alone: the takes' word
@@ -384,7 +388,7 @@ def test_a_number_never_enrolled_is_a_mistake_when_the_call_owed_fits_far_worse(
     assert decide(three, th).outcome == "unsure"
     surer = (w("three", th.mistake_enrolled),)
     assert decide(replace(three, template_best_fit=th.template_fit - 0.1, words=surer,
-                          decoded=surer), th).outcome == "mistake"
+                          decoded=surer, template_best_word="three"), th).outcome == "mistake"
 
 
 def test_no_far_worse_gap_when_the_call_owed_fits_its_takes_better_than_the_nearest_word(
@@ -453,7 +457,7 @@ def test_a_word_never_enrolled_needs_a_surer_recognizer_than_an_enrolled_one() -
     assert th.mistake_enrolled < 0.75 < th.mistake_unenrolled
     assert decide(eight, th).outcome == "unsure"
     two = replace(eight, words=(w("two", 0.75),), decoded=(w("two", 0.75),),
-                  template_best_fit=1.50 - th.template_margin - 0.05)
+                  template_best_fit=1.50 - th.template_margin - 0.05, template_best_word="two")
     assert decide(two, th).outcome == "mistake"
     surer = replace(eight, words=(w("eight", th.mistake_unenrolled),),
                     decoded=(w("eight", th.mistake_unenrolled),),
@@ -490,7 +494,9 @@ def test_in_steady_noise_takes_fitting_the_call_far_worse_rule_below_the_clear_s
                     loud_db=-31.0, reference_db=-31.5, floor_dbfs=-38.5, steady=True)
     assert th.template_mistake <= 0.45 < th.template_wrong
     assert decide(five, th).outcome == "unsure"
-    assert decide(replace(five, floor_dbfs=-70.0), th).outcome == "mistake"  # were it clear
+    # Were it clear, and the takes of five the best, it would be a mistake.
+    assert decide(replace(five, floor_dbfs=-70.0, template_best_word="five"),
+                  th).outcome == "mistake"
 
 
 def test_the_takes_and_the_recognizer_naming_one_wrong_word_lower_both_lines() -> None:
@@ -543,3 +549,19 @@ def test_a_wrong_numbers_takes_lower_the_bar_only_when_they_agree() -> None:
     assert decide(eight, th).outcome == "unsure"
     assert decide(replace(eight, heard_only=frozenset()), th).outcome == "mistake"
     assert decide(replace(eight, template_gap=2.1), th).outcome == "mistake"  # they agree
+
+
+def test_an_enrolled_wrong_word_lowers_the_bar_only_when_its_takes_fit_best() -> None:
+    """One microphone, a simulated table, talk at 5 dB (dev seed 500):
+    another talker's loud "five" (0.83) where the caller owed "one". The
+    caller's takes of two fitted it best, as a repeat (1.16), the one's
+    2.15 worse: the takes speak against the call owed, but not for the
+    word heard, so the recognizer needs its own bar. Had the five's takes
+    fitted best, it would be a mistake."""
+    th = Thresholds()
+    five = Evidence(words=(w("five", 0.828),), decoded=(w("five", 0.828),), expected=("one",),
+                    template_gap=2.15, template_word="one", template_fit=1.52,
+                    template_best_fit=1.16, template_best_word="two", enrolled=ENROLLED,
+                    loud_db=-25.6, reference_db=-32.5, floor_dbfs=-53.7)
+    assert decide(five, th).outcome == "unsure"
+    assert decide(replace(five, template_best_word="five"), th).outcome == "mistake"

@@ -129,6 +129,11 @@ class Thresholds:
       simulated table a correct "six" heard as "eight" at 0.93, the
       player's "eight" takes fitting it 0.76 better, was ruled a wrong
       number by this bar (bench/RESULTS.md, "Wrong numbers enrolled").
+      And only when the takes that fit best are the word's own: with one
+      microphone at a simulated table in talk at 5 dB, another talker's
+      loud "five" (0.83) was ruled the caller's wrong number while the
+      caller's takes of "two" fitted it best (bench/RESULTS.md, "Wrong
+      numbers enrolled").
     - ``mistake_unenrolled`` [0.8]: the lowered bar for a word the player
       never enrolled ("eight", "ten", a card's sound): no take of it can
       speak for it, only the call owed's against the call. Chosen above
@@ -368,6 +373,8 @@ def decide(ev: Evidence, th: Thresholds = DEFAULT) -> Verdict:
         # A wrong number's takes join the comparison only when it was heard:
         # they speak for a mistake only when they agree (above).
         lower = lower and not any(w.text in ev.heard_only for w in wrong)
+        if lower and not never_enrolled:  # the takes must name the word heard
+            lower = ev.template_best_word in {w.text for w in wrong}
         if lower and len(words) == 1:  # the takes are one-word repeats
             bar = min(bar, th.mistake_unenrolled if never_enrolled else th.mistake_enrolled)
             takes_against = takes_against or (
