@@ -299,7 +299,8 @@ def main() -> None:
     ap.add_argument("--arrays", default=",".join(ARRAYS))
     ap.add_argument("--keep", type=Path, help="keep the rendered sessions in this folder")
     ap.add_argument("--enroll", type=int, default=0, choices=(0, 1, 2, 3),
-                    help="takes per count word each player enrolled (0: no enrollment)")
+                    help="takes per word each player enrolled, the count words and the wrong "
+                         "numbers past it (roomsim.ENROLLED; 0: no enrollment)")
     ap.add_argument("--enroll-at-table", action="store_true",
                     help="the takes as the companion hears them at setup (through the room "
                          "and the array steered at the player), not the clean files")
