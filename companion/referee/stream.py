@@ -619,13 +619,7 @@ class Listener:
                    if verdict.outcome in ("unsure", "mistake") else None)
         if matched is not None and self.enrollment is not None:
             # the caller's own takes have their say too
-            enrolled = frozenset(self.enrollment.words(owed.caller or ""))
-            counted = self.enrollment.counted
-            evidence = replace(evidence, template_gap=matched.gap, template_word=matched.word,
-                               template_fit=matched.fit, template_best_fit=matched.best_fit,
-                               template_best_word=matched.best_word, enrolled=enrolled,
-                               heard_only=enrolled - counted if counted is not None
-                               else frozenset())
+            evidence = _with_takes(evidence, matched, self.enrollment, owed.caller)
             verdict = decide(evidence, self.thresholds)
         if (verdict.outcome == "right" and matched is not None and expected
                 and (not heard or any(w.text not in expected for w in heard))):
@@ -664,10 +658,8 @@ class Listener:
         and their level."""
         recognizer.follow(self.recognizer)
         words, _, heard, level = self._words(pcm, span, last_voiced, recognizer)
-        again = replace(evidence, words=tuple(heard), decoded=tuple(words), loud_db=level,
-                        template_gap=None, template_word=None, template_fit=None,
-                        template_best_fit=None, template_best_word=None,
-                        enrolled=frozenset(), heard_only=frozenset())
+        again = _with_takes(replace(evidence, words=tuple(heard), decoded=tuple(words),
+                                    loud_db=level), None)
         checked, verdict, weighed = self._weigh(again, pcm, heard, span, real, owed)
         return checked, verdict, weighed, heard, level
 
@@ -856,6 +848,24 @@ class Listener:
         compared with the caller's takes."""
         lo = max(0, round((start - TEMPLATE_MARGIN_S) * self.rate))
         return pcm[lo:round((end + TEMPLATE_MARGIN_S) * self.rate)]
+
+
+def _with_takes(evidence: Evidence, matched: Match | None,
+                enrollment: Enrollment | None = None, caller: str | None = None) -> Evidence:
+    """``evidence`` with the caller's enrolled takes' verdict ``matched``
+    (``Enrollment.match``) and the words ``caller`` enrolled in
+    ``enrollment``, or with no takes at all (``matched`` None): every
+    ``Evidence`` field the takes fill, in one place."""
+    if matched is None or enrollment is None:
+        return replace(evidence, template_gap=None, template_word=None, template_fit=None,
+                       template_best_fit=None, template_best_word=None,
+                       enrolled=frozenset(), heard_only=frozenset())
+    enrolled = frozenset(enrollment.words(caller or ""))
+    counted = enrollment.counted
+    return replace(evidence, template_gap=matched.gap, template_word=matched.word,
+                   template_fit=matched.fit, template_best_fit=matched.best_fit,
+                   template_best_word=matched.best_word, enrolled=enrolled,
+                   heard_only=enrolled - counted if counted is not None else frozenset())
 
 
 def _spans(words: Sequence[Word]) -> list[tuple[float, float]]:
