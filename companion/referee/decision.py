@@ -349,12 +349,18 @@ def decide(ev: Evidence, th: Thresholds = DEFAULT) -> Verdict:
         # ... or better (the raw gap said otherwise).
         owed_better = worse_by is not None and worse_by < 0
         never_enrolled = not any(w.text in ev.enrolled for w in wrong)
+        named = ev.template_best_word in {w.text for w in wrong}  # the takes' word was heard
         if best is not None and best <= th.template_fit:
             # Another word's takes fit it as a repeat: evidence when the call
-            # owed's fit clearly worse; not when the word heard was never
-            # enrolled ("eight": not the word whose takes fit) and the call
-            # owed's fit as a repeat, which then speak for the call.
-            lower = not owed_close and not (never_enrolled and owed_repeat)
+            # owed's fit clearly worse. For a word never enrolled ("eight":
+            # not the word whose takes fit), not when the call owed's fit as a
+            # repeat, which then speak for the call. For a word the player
+            # enrolled, only when its own takes are the ones that fit best,
+            # and not for a wrong number's, compared only because it was
+            # heard: those speak for a mistake only when they agree (below).
+            lower = not owed_close and (
+                not owed_repeat if never_enrolled
+                else named and not any(w.text in ev.heard_only for w in wrong))
         else:
             # No take fits as a repeat: only the call owed's fitting far worse,
             # and not as a repeat, for a word never enrolled (a word they
@@ -370,15 +376,9 @@ def decide(ev: Evidence, th: Thresholds = DEFAULT) -> Verdict:
         if agreed:
             bar = min(bar, th.mistake_agreed)
             takes_against = True
-        # A wrong number's takes join the comparison only when it was heard:
-        # they speak for a mistake only when they agree (above).
-        lower = lower and not any(w.text in ev.heard_only for w in wrong)
-        if lower and not never_enrolled:  # the takes must name the word heard
-            lower = ev.template_best_word in {w.text for w in wrong}
         if lower and len(words) == 1:  # the takes are one-word repeats
             bar = min(bar, th.mistake_unenrolled if never_enrolled else th.mistake_enrolled)
-            takes_against = takes_against or (
-                gap >= th.template_wrong and ev.template_best_word in {w.text for w in wrong})
+            takes_against = takes_against or (gap >= th.template_wrong and named)
     caller_db = th.caller_agreed_db if agreed else th.caller_db
     caller = ev.reference_db is not None and ev.loud_db >= ev.reference_db - caller_db
     # Clear of the noise; or in steady noise, which the takes' noisy copies
