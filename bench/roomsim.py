@@ -32,6 +32,7 @@ import numpy as np
 import numpy.typing as npt
 import pyroomacoustics as pra
 import soxr
+from enrolled import COUNT_WORDS, DIGIT, WRONG_NUMBERS
 from scipy.signal import fftconvolve
 
 from companion.audio.synth import write_wav
@@ -158,11 +159,10 @@ def _talk_track(rng: np.random.Generator, commands: list[Path], seconds: float,
     return out
 
 
-ENROLLED = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
-            "zero": 0, "eight": 8, "nine": 9}
+ENROLLED = {w: DIGIT[w] for w in COUNT_WORDS + WRONG_NUMBERS}
 """The words a player enrolls and their FSDD digits: the count words and
 the wrong numbers just past the count, as the voices page asks for them
-(``companion.referee.enrollment.count_words`` and ``wrong_numbers``)."""
+(``bench/enrolled.py``'s lists)."""
 
 
 def render_session(folder: Path, name: str, *, condition: str, array: str, seed: int,
