@@ -12,8 +12,9 @@ compensated) to the recognizer's rate; ``SampleClock`` maps sample indices to
 the table clock (jitter, drift, dropped blocks); the ``Segmenter`` (webrtcvad)
 cuts utterances (and cuts talk where a louder voice rises out of it) and
 gives their onset, and a short utterance already heard as
-a sure call ends as soon as the stream is quiet (``EARLY_S``, the early
-endpoint); the recognizer decodes the loud part
+a sure call ends as soon as the stream is quiet or its level has fallen
+back to the talk it rose out of (``EARLY_S``, the early endpoint); the
+recognizer decodes the loud part
 of each utterance (``foreground``: the caller is the loud voice, talk runs on
 around the call) with the vocabulary that was in force when it began; a word
 after the first that starts in the trailing silence or is far from sure is
@@ -85,8 +86,10 @@ decoder needs to close its last word."""
 EARLY_S = 0.08
 """The early endpoint: after this many seconds of quiet (``Segmenter.quiet``:
 no voiced frame and nothing above the noise floor, so not the s of "six" nor
-the nasal end of a hum), an utterance that could be a call is decoded at
-once instead of after the VAD's ``end_silence`` (0.25 s); if it holds a sure
+the nasal end of a hum), or of the level fallen back to what it rose from
+(``Segmenter.fallen``: talk around a call never lets the stream go
+quiet), an utterance that could be a call is decoded at once instead of
+after the VAD's ``end_silence`` (0.25 s); if it holds a sure
 call it ends there, otherwise it stays open and is decoded again when it
 ends. A call is a word or two and the engine gathers a twin call's words
 across utterances, so waiting for more only delays the ruling. Chosen
@@ -285,7 +288,9 @@ class Listener:
         self._early_on = False
         self.levels = levels if levels is not None else CallLevels()
         self._judging = False  # whether the game has said what a call owes
-        self._tried = -1  # the onset of the utterance last decoded early
+        # The onset of the utterance last decoded early, and by which test:
+        # once at quiet and once where the level fell back (``_early``).
+        self._tried: dict[str, int] = {"quiet": -1, "fallen": -1}
         self.thresholds = thresholds
         self.trace = trace
         self._past_owed = [Owed()]  # taken over, by ``at``; the last is in force
@@ -411,18 +416,24 @@ class Listener:
 
     def _early(self) -> list[Heard]:
         """An early endpoint: the open utterance, decoded after ``EARLY_S``
-        of quiet, ended now if it holds a sure call (once per utterance)."""
+        of quiet or of the level fallen back to what it rose from
+        (``Segmenter.fallen``: at a talking table the stream is never
+        quiet), ended now if it holds a sure call (once per utterance for
+        each test: the level may fall back inside a call, before its
+        quiet)."""
         seg = self.segmenter
-        if (not self._early_on or EARLY_S <= 0 or not seg.in_speech or seg.quiet < EARLY_S
-                or not EARLY_MIN_S <= seg.length <= EARLY_MAX_S
-                or seg.onset == self._tried):  # one early decode per utterance
+        if not self._early_on or EARLY_S <= 0 or not seg.in_speech:
+            return []
+        test = "quiet" if seg.quiet >= EARLY_S else "fallen" if seg.fallen >= EARLY_S else None
+        if (test is None or not EARLY_MIN_S <= seg.length <= EARLY_MAX_S
+                or seg.onset == self._tried[test]):
             return []
         peek = seg.peek()
         assert peek is not None
         reference = self.levels.reference()
         if reference is not None and _peak_dbfs(peek, self.rate) < reference - EARLY_DB:
             return []  # talk: its words would be capped, never a sure call
-        self._tried = peek.onset
+        self._tried[test] = peek.onset
         heard = self._decode(peek, early=True)
         if heard is None:
             return []

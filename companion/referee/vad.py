@@ -86,7 +86,19 @@ class VadSettings:
     looks; against the talk's loud frames a caller's voice 10 dB over the
     talk rises out of it, and a voice's own syllables mostly do not (the
     settings swept, and what they moved: bench/RESULTS.md, "Talk cut early
-    where the caller rises out of it"). Off with ``cut_rise_db`` 0 too."""
+    where the caller rises out of it"). Off with ``cut_rise_db`` 0 too.
+
+    ``fall_db`` [3.0]: a 10 ms frame within this many dB of the level
+    before the open utterance's onset (the median energy of the
+    ``cut_window`` seconds before it) has fallen back to what was there
+    before the voice (``fallen``), once the utterance rose ``fall_rise_db``
+    [3.0] dB over that line (a voice out of talk or noise, not one no
+    louder than what came before). At a talking table the stream is never
+    quiet after a call, so an end by quiet waits for the talk to pause;
+    the caller's end is where the level falls back to the talk's. Both
+    chosen on the human-voice development split against 0 and 6 dB, and 6,
+    9 and 12 dB (bench/RESULTS.md, "A call's end where the level falls
+    back"). Off with ``fall_rise_db`` 0."""
 
     aggressiveness: int = 2
     start_window: int = 10
@@ -105,6 +117,8 @@ class VadSettings:
     cut_early_after: float = 0.4
     cut_early_db: float = 6.0
     cut_early_percentile: float = 80.0
+    fall_db: float = 3.0
+    fall_rise_db: float = 3.0
 
 
 @dataclass(frozen=True)
@@ -199,6 +213,11 @@ class Segmenter:
         self._own: list[float] = []
         self._own_first = 0  # the stream index of the first of them
         self._own_loud = RunningPercentile(1 << 30, self.settings.cut_early_percentile)
+        # ``fallen``: the energy before the open utterance's onset, its
+        # loudest frame, and the end of its last frame above the fall line.
+        self._before = 0.0
+        self._own_peak = 0.0
+        self._last_up = 0
 
     @property
     def in_speech(self) -> bool:
@@ -300,6 +319,17 @@ class Segmenter:
         return (self._next - self._last_sound) / self.rate
 
     @property
+    def fallen(self) -> float:
+        """Seconds since the open utterance's last 10 ms frame above the
+        level it rose from (``VadSettings.fall_db``, ``fall_rise_db``): how
+        long the stream has been back at the talk or noise that was there
+        before the voice. 0.0 with no utterance open, or one that never
+        rose over that level."""
+        if self._speech is None:
+            return 0.0
+        return (self._next - self._last_up) / self.rate
+
+    @property
     def onset(self) -> int | None:
         """The stream index of the open utterance's onset (None with no
         utterance open)."""
@@ -356,6 +386,11 @@ class Segmenter:
         self._own.append(energy)
         if len(self._own) >= 3:
             self._own_loud.add(self._own[-3])
+        self._own_peak = max(self._own_peak, energy)
+        line = self._before * 10 ** (s.fall_db / 10)
+        if (s.fall_rise_db <= 0 or energy > line
+                or self._own_peak < line * 10 ** (s.fall_rise_db / 10)):
+            self._last_up = index + self.frame
         if s.cut_rise_db > 0 and index - self._onset >= s.cut_after * self.rate:
             rise = self._rise_now()
             if rise is not None:
@@ -411,6 +446,11 @@ class Segmenter:
         self._own_loud = RunningPercentile(1 << 30, self.settings.cut_early_percentile)
         for e in self._own[:-2]:
             self._own_loud.add(e)
+        span = self.settings.cut_window * self.rate
+        before = [e for ix, e in self._levels if self._onset - span <= ix < self._onset]
+        self._before = float(np.median(before)) if before else 0.0
+        self._own_peak = max(self._own, default=0.0)
+        self._last_up = self._own_first + len(self._own) * self.frame
 
     def _edge(self, energies: Sequence[float], index_of: Callable[[int], int],
               reference: float, rise_db: float, after_s: float) -> int | None:
