@@ -1,10 +1,12 @@
 """A call rising out of table talk is cut into an utterance of its own
-(``VadSettings.cut_rise_db``), on real voices: the shared human-voice
+(``VadSettings.cut_rise_db``), and its end is found where the level falls
+back to the talk's (``VadSettings.fall_db``), on real voices: the shared human-voice
 development sessions of ``../shared/human-calls`` (FSDD speakers, real
 conversation as talk), their truth from ``truth.jsonl``."""
 
 from __future__ import annotations
 
+import statistics
 from pathlib import Path
 from typing import Any
 
@@ -13,9 +15,11 @@ from test_referee_stream import ScriptedRecognizer
 from test_replay_human import SESSIONS, enrolled_copy, replay, replay_file, truth
 
 from companion.referee.judge import read_wav
-from companion.referee.recognizer import Word
-from companion.referee.stream import Listener
+from companion.referee.recognizer import Spellings, Word
+from companion.referee.sphinx_backend import SphinxRecognizer
+from companion.referee.stream import EARLY_S, Listener
 from companion.referee.vad import Segment, Segmenter, VadSettings
+from companion.voice.pack import load_pack
 
 pytestmark = pytest.mark.skipif(not SESSIONS.is_dir(), reason="../shared/human-calls is not here")
 
@@ -144,7 +148,6 @@ def early_chances(condition: str, settings: VadSettings | None = None) -> list[f
     utterance had been quiet (``Segmenter.quiet``) or fallen back
     (``Segmenter.fallen``) for ``stream.EARLY_S``: when the listener's
     early endpoint first may decode it."""
-    from companion.referee.stream import EARLY_S
     out = []
     for wav in sorted((SESSIONS / "dev" / condition).glob("s*.wav")):
         pcm, rate = read_wav(wav)[:2]
@@ -169,7 +172,6 @@ def test_after_a_call_in_talk_the_level_falls_back_long_before_the_talk_pauses()
     chance after a call comes at least twice as soon with the fall as by
     quiet alone (``fall_rise_db`` 0), in the median; in clean rounds
     quiet comes as soon, and the fall changes nothing there."""
-    import statistics
     by_quiet = early_chances("babble10", VadSettings(fall_rise_db=0.0))
     with_fall = early_chances("babble10")
     assert len(by_quiet) == len(with_fall) >= 50
@@ -198,9 +200,6 @@ def heard_at(condition: str, session: str, call: dict[str, Any],
     """The stream time (s) at which a listener with the count words, the
     calls owed set at each flip and the early endpoint on (as The Nasty 7
     has it) first hands on a ruling of ``call`` right; inf if never."""
-    from companion.referee.recognizer import Spellings
-    from companion.referee.sphinx_backend import SphinxRecognizer
-    from companion.voice.pack import load_pack
     pcm, rate = read_wav(SESSIONS / "dev" / condition / f"{session}.wav")[:2]
     listener = Listener(SphinxRecognizer(Spellings.from_pack(load_pack("en"))), rate,
                         vad=settings)
