@@ -13,7 +13,7 @@ from fsdd import needs_fsdd, take
 from companion.errors import RecognizerError
 from companion.referee.enhance import DELAY, FRAME, RATE, NoiseSuppressor
 from companion.referee.recognizer import Recognizer, Word
-from companion.referee.stream import Listener
+from companion.referee.stream import CallLevels, Listener
 from companion.referee.templates import Enrollment
 
 COUNT = ["one", "two", "three", "four", "five", "six", "seven"]
@@ -208,3 +208,36 @@ def test_no_second_hearing_when_the_callers_takes_favour_another_word() -> None:
     recognizer, twin = hearings([Word("hmmrrr", 0.2, 0.6, 0.5)], [Word("two", 0.2, 0.6, 0.95)])
     assert judged(recognizer, "two", said=7, enrollment=enrolled) == ["unsure hmmrrr"]
     assert twin.decoded == []
+
+
+@needs_fsdd
+def test_a_wrong_number_heard_as_the_sound_is_ruled_the_number_the_takes_name() -> None:
+    """George says "seven" where a two is owed, in a quiet room at the
+    level of the recent calls, and the recognizer hears the sound
+    ("hmmrrr") surely over all of it: a mistake either way, but with his
+    takes (0-2 of "one" to "seven"), which fit "seven" far better than
+    the two owed, the ruling names the seven he said; with no takes it
+    names what the recognizer heard. A two heard the same way is ruled
+    right by the takes, as before."""
+    enrolled = Enrollment()
+    for d in range(1, 8):
+        for k in range(3):
+            enrolled.add("Abby", COUNT[d - 1], take(d, "george", k))
+
+    def quiet(said: int, enrollment: Enrollment | None) -> list[str]:
+        word = take(said, "george", 4)
+        pcm = np.concatenate([np.zeros(RATE, dtype=np.int16), word,
+                              np.zeros(RATE, dtype=np.int16)])
+        levels = CallLevels()
+        for _ in range(4):
+            levels.add(-24.0)  # the recent calls' level, dBFS (this take's is about -25)
+        listener = Listener(Scripted([Word("hmmrrr", 0.0, 0.9, 0.995)]), RATE,
+                            second_opinion=False, enrollment=enrollment, levels=levels)
+        listener.set_vocabulary(COUNT)
+        listener.set_expected(["two"], "Abby")
+        heard = listener.feed(pcm, 0.0) + listener.flush()
+        return [f"{h.outcome} {h.text}".strip() for h in heard]
+
+    assert quiet(7, enrolled) == ["mistake seven"]
+    assert quiet(7, None) == ["mistake hmmrrr"]
+    assert quiet(2, enrolled) == ["right two"]
