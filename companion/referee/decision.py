@@ -370,9 +370,8 @@ def decide(ev: Evidence, th: Thresholds = DEFAULT) -> Verdict:
                      and gap >= th.template_wrong
                      and best is not None and best <= th.template_wrong_fit)
         # The takes and the recognizer name the same single wrong word.
-        agreed = (len(words) == 1 and ev.template_best_word == words[0].text
-                  and gap >= th.template_agree and best is not None
-                  and best <= th.template_wrong_fit and not owed_better)
+        agreed = (len(words) == 1 and takes_name(ev, th) == words[0].text
+                  and not owed_better)
         if agreed:
             bar = min(bar, th.mistake_agreed)
             takes_against = True
@@ -389,6 +388,20 @@ def decide(ev: Evidence, th: Thresholds = DEFAULT) -> Verdict:
             and min(w.confidence for w in wrong) >= bar):
         return Verdict("mistake", SURE)
     return Verdict("unsure", min(least, UNSURE))
+
+
+def takes_name(ev: Evidence, th: Thresholds = DEFAULT) -> str | None:
+    """The one word the caller's takes name clearly, or None: the word whose
+    takes fit the utterance best (``Evidence.template_best_word``) when the
+    call owed's fit ``template_agree`` or more worse (``template_gap``) and
+    that word's fit within ``template_wrong_fit`` times their spread
+    (``template_best_fit``). What the agreement rule of ``decide`` asks of
+    the takes, and the word a mistake heard only as words the caller never
+    enrolled is named by (``stream.Listener._weigh``)."""
+    gap, best = ev.template_gap, ev.template_best_fit
+    if gap is None or best is None or gap < th.template_agree or best > th.template_wrong_fit:
+        return None
+    return ev.template_best_word
 
 
 def expected_of(words: Sequence[str] | None) -> tuple[str, ...] | None:

@@ -54,6 +54,7 @@ from companion.referee.decision import (
     Verdict,
     decide,
     expected_of,
+    takes_name,
 )
 from companion.referee.enhance import RATE as SUPPRESSOR_RATE
 from companion.referee.enhance import NoiseSuppressor
@@ -636,17 +637,13 @@ class Listener:
                 and (not heard or any(w.text not in expected for w in heard))):
             # The player's own takes overruled the recognizer: the call owed.
             heard = [Word(matched.word, *span, SURE)]
-        if (verdict.outcome == "mistake" and matched is not None and heard
-                and matched.best_word is not None and matched.best_fit is not None
-                and self.enrollment is not None
-                and not self.enrollment.words(owed.caller or "") & {w.text for w in heard}
-                and matched.gap >= self.thresholds.template_agree
-                and matched.best_fit <= self.thresholds.template_wrong_fit):
+        named = takes_name(evidence, self.thresholds) if verdict.outcome == "mistake" else None
+        if named is not None and heard and not evidence.enrolled & {w.text for w in heard}:
             # A mistake heard only as words the caller never enrolled (the
             # sound, "hmmrrr"), while their takes name one number clearly:
             # the ruling names that number.
             least = min(w.confidence for w in heard)
-            heard = [Word(matched.best_word, heard[0].start, heard[-1].end, least)]
+            heard = [Word(named, heard[0].start, heard[-1].end, least)]
         return evidence, verdict, heard
 
     def _confirm(self, evidence: Evidence, verdict: Verdict, heard: list[Word], loud: float,
