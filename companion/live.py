@@ -389,6 +389,7 @@ class LiveTable:
             if self._stop.is_set():  # stopping: the rest of a backlog goes unheard
                 break
             samples, t = block.samples, block.t
+            copy = None
             if samples.ndim == 2:  # an array: steered to one channel, or its first
                 if self.ear is None:
                     samples = samples[:, 0]
@@ -396,9 +397,10 @@ class LiveTable:
                     if self._listening_for() != self._steered_for:
                         self._steer()  # a take asked of another player at setup
                     samples, t = self.ear.feed(samples, block.t)
+                    copy = self.ear.masked
                     if not len(samples):
                         continue
-            for heard in listener.feed(samples, t):
+            for heard in listener.feed(samples, t, copy=copy):
                 self._heard(heard)
         if getattr(mic, "finished", False) and not mic.waiting:
             for heard in listener.flush():

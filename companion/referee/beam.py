@@ -15,6 +15,19 @@ through), diagonally loaded (``LOADING``). Sound from the seat passes
 unchanged; whatever was loud before the call from elsewhere is suppressed.
 Until the first ``steer`` the output is the first microphone.
 
+With the other seats' azimuths given (``seats``), each frame is also given
+a second time with a **seat mask**: per bin, the beam's output scaled by
+the share of the steered seat's power among the powers of an MVDR beam
+steered at every seat (the same covariance; each power smoothed over
+frames), never below ``MASK_FLOOR`` (``Beamformer.masked``). This is the
+idea of direction-based time-frequency masking (a bin belongs to the
+source whose direction holds most of its power; Yilmaz and Rickard 2004
+for two microphones) applied to beams at the known seats. It suppresses
+talk from other seats further than the beam alone, but it also changes
+the word's own spectrum: the ear decodes it only as a second hearing of
+an utterance the beam left unsure, and takes only a right call from it
+(``companion.referee.stream``).
+
 The recent frames are kept (``HISTORY_S``) for the seat estimate
 (``companion.referee.seats``). No maintained library fits this stage:
 pyroomacoustics' beamformers design filters for whole recordings, not a
@@ -57,6 +70,17 @@ seat's direction is a little off (reflections, a player leaning). Chosen on
 the room simulation's dev seeds (bench/roomsim.py, the dev speakers): ten
 times less or more ruled fewer calls right over the four conditions, the
 more so in talk (bench/RESULTS.md, "Microphone arrays")."""
+
+MASK_FLOOR = 0.2
+"""The seat mask's least gain (``Beamformer.masked``): 0.2, about -14 dB.
+Chosen on the room simulation's dev seeds (bench/roomsim.py, seeds
+500-504, the dev speakers), with ``MASK_SMOOTH`` (bench/RESULTS.md,
+"The seat mask")."""
+
+MASK_SMOOTH = 0.6
+"""The weight of the previous frame's smoothed power per seat and bin in
+the seat mask (first-order recursive smoothing, 32 ms frames): without it
+the mask flickers from frame to frame. Chosen with ``MASK_FLOOR``."""
 
 SEAT_ELEVATION_DEG = 25.0
 """Elevation of a seated player's mouth seen from the array, degrees above
@@ -120,14 +144,17 @@ class Frames:
 
 class Beamformer:
     """A streaming MVDR beamformer for microphones at ``positions``
-    (``(M, 3)`` metres) sampled at ``rate`` Hz.
+    (``(M, 3)`` metres) sampled at ``rate`` Hz; ``seats``: the azimuths of
+    the table's seats in degrees (None: no seat mask).
 
     ``process(block, t)`` takes int16 PCM ``(n, M)`` whose first sample was
     heard at ``t`` seconds on the table clock and returns the beam's int16
     mono output so far and the table time of its first sample (None when
-    nothing is ready yet)."""
+    nothing is ready yet); ``masked`` then holds the same samples with the
+    seat mask (None without seats)."""
 
-    def __init__(self, positions: npt.ArrayLike, rate: int) -> None:
+    def __init__(self, positions: npt.ArrayLike, rate: int,
+                 seats: npt.ArrayLike | None = None) -> None:
         self.positions = np.asarray(positions, dtype=np.float64)
         if self.positions.ndim != 2 or self.positions.shape[1] != 3:
             raise ValueError(f"positions must be (M, 3) metres, not {self.positions.shape}")
@@ -141,6 +168,14 @@ class Beamformer:
         self._overlap = np.zeros(FRAME, dtype=np.float64)
         self._weights: Complex | None = None
         self.azimuth: float | None = None
+        self.seats = (None if seats is None
+                      else np.asarray(seats, dtype=np.float64).reshape(-1))
+        # Weights of the steered seat (first) and of every other seat, (S, F, M),
+        # for the seat mask, and their smoothed powers, (S, F).
+        self._every: Complex | None = None
+        self._power: npt.NDArray[np.float64] | None = None
+        self._overlap_masked = np.zeros(FRAME, dtype=np.float64)
+        self.masked: npt.NDArray[np.int16] | None = None
         keep = max(1, round(HISTORY_S * self.rate / HOP))
         self._spectra: deque[Complex] = deque(maxlen=keep)
         self._times: deque[float] = deque(maxlen=keep)
@@ -168,11 +203,16 @@ class Beamformer:
         (table seconds; default: the newest frame)."""
         end = now if now is not None else (self.last_time() or 0.0) + 1e-9
         noise = self.recent(end - NOISE_S, end)
-        d = steering_vectors(self.positions, [azimuth_deg], self.freqs)[0]
+        others = [] if self.seats is None else [
+            a for a in self.seats if abs((a - azimuth_deg + 180.0) % 360.0 - 180.0) > 1.0]
+        d = steering_vectors(self.positions, [azimuth_deg, *others], self.freqs)
         if len(noise.spectra) < 4:  # nothing heard yet: delay-and-sum
-            self._weights = d / self.mics
+            every = d / self.mics
         else:
-            self._weights = mvdr_weights(covariance(noise.spectra), d)
+            every = mvdr_weights(covariance(noise.spectra), d)
+        self._weights = every[0]
+        self._every = every if others else None
+        self._power = None
         self.azimuth = float(azimuth_deg) % 360.0
 
     # -- audio -------------------------------------------------------------------------
@@ -197,6 +237,7 @@ class Beamformer:
         out_t = self._pending_t
         n_frames = max(0, (len(buf) - FRAME) // HOP + 1)
         out = np.zeros(n_frames * HOP, dtype=np.float64)
+        masked = np.zeros(n_frames * HOP, dtype=np.float64) if self.seats is not None else None
         for k in range(n_frames):
             frame = buf[k * HOP:k * HOP + FRAME] * self.window[:, None]
             spec = np.fft.rfft(frame, axis=0)  # (F, M)
@@ -207,8 +248,28 @@ class Beamformer:
             self._overlap += np.fft.irfft(y, FRAME) * self.window
             out[k * HOP:(k + 1) * HOP] = self._overlap[:HOP]
             self._overlap = np.concatenate([self._overlap[HOP:], np.zeros(HOP)])
+            if masked is not None:
+                self._overlap_masked += np.fft.irfft(y * self._mask(spec), FRAME) * self.window
+                masked[k * HOP:(k + 1) * HOP] = self._overlap_masked[:HOP]
+                self._overlap_masked = np.concatenate([self._overlap_masked[HOP:],
+                                                       np.zeros(HOP)])
         used = n_frames * HOP
         self._pending = buf[used:]
         self._pending_t = out_t + used / self.rate
         pcm = np.clip(np.round(out), -32768, 32767).astype(np.int16)
+        self.masked = (None if masked is None
+                       else np.clip(np.round(masked), -32768, 32767).astype(np.int16))
         return pcm, (out_t if n_frames else None)
+
+    def _mask(self, spec: Complex) -> npt.NDArray[np.float64]:
+        """The seat mask of one frame's spectra ``(F, M)``: per bin, the
+        steered seat's share of the (smoothed) power of every seat's beam,
+        at least ``MASK_FLOOR``; all ones before the first steer or with no
+        other seat."""
+        if self._every is None:
+            return np.ones(len(self.freqs))
+        power = np.abs(np.einsum("sfm,fm->sf", self._every.conj(), spec)) ** 2
+        if self._power is not None:
+            power = MASK_SMOOTH * self._power + (1.0 - MASK_SMOOTH) * power
+        self._power = power
+        return np.maximum(power[0] / (power.sum(axis=0) + 1e-9), MASK_FLOOR)

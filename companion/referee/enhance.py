@@ -47,6 +47,47 @@ KEEP_S = 30.0
 segmenter closes (its forced cut) plus its pre-roll."""
 
 
+class StreamCopy:
+    """Another hearing of the recognizer-rate stream (a suppressed copy, the
+    array's seat-masked beam), kept by stream index for its last ``keep_s``
+    seconds at ``rate`` Hz, so that an utterance the segmenter cut from the
+    raw stream can be read back in it (``copy``)."""
+
+    def __init__(self, keep_s: float = KEEP_S, rate: int = RATE) -> None:
+        self._keep = round(keep_s * rate)
+        self._out: deque[tuple[int, npt.NDArray[np.int16]]] = deque()  # (index, samples)
+        self.end = 0  # stream index just after the last sample kept
+
+    def clear(self, first: int) -> None:
+        """Forget everything; the next samples start at stream index ``first``."""
+        self._out.clear()
+        self.end = first
+
+    def add(self, pcm: npt.NDArray[np.int16], first: int | None = None) -> None:
+        """Keep int16 samples whose first has stream index ``first`` (None:
+        right after the last kept)."""
+        if first is not None and first != self.end:
+            self.clear(first)
+        if not len(pcm):
+            return
+        self._out.append((self.end, np.asarray(pcm, dtype=np.int16)))
+        self.end += len(pcm)
+        while self._out and self.end - (self._out[0][0] + len(self._out[0][1])) > self._keep:
+            self._out.popleft()
+
+    def copy(self, start: int, raw: npt.NDArray[np.int16]) -> npt.NDArray[np.int16]:
+        """This hearing of ``raw``, the samples of the stream from index
+        ``start`` on: the same length, with the raw samples where it has
+        not reached yet or no longer keeps them."""
+        out = np.array(raw, dtype=np.int16, copy=True)
+        end = start + len(out)
+        for first, chunk in self._out:
+            lo, hi = max(start, first), min(end, first + len(chunk))
+            if hi > lo:
+                out[lo - start:hi - start] = chunk[lo - first:hi - first]
+        return out
+
+
 class NoiseSuppressor:
     """WebRTC noise suppression over a 16-bit mono stream at 16 kHz.
 
@@ -68,8 +109,8 @@ class NoiseSuppressor:
         self._pending = np.zeros(0, dtype=np.int16)
         self._next = first  # stream index of _pending[0]
         self._skip = DELAY  # output samples still to drop (the suppressor's lag)
-        self._out: deque[tuple[int, npt.NDArray[np.int16]]] = deque()  # (index, samples)
-        self._out_end = first  # stream index just after the last output sample
+        self._out = StreamCopy(self._keep / RATE)
+        self._out.clear(first)
 
     @property
     def position(self) -> int:
@@ -96,20 +137,11 @@ class NoiseSuppressor:
         if self._skip:
             dropped = min(self._skip, len(out))
             out, self._skip = out[dropped:], self._skip - dropped
-        self._out.append((self._out_end, out))
-        self._out_end += len(out)
-        while self._out and self._out_end - (self._out[0][0] + len(self._out[0][1])) > self._keep:
-            self._out.popleft()
+        self._out.add(out)
 
     def copy(self, start: int, raw: npt.NDArray[np.int16]) -> npt.NDArray[np.int16]:
         """The suppressed copy of ``raw``, the samples of the stream from
         index ``start`` on: the same length, with the raw samples where the
         suppressor has not reached yet (its lag and an unfinished frame at
         the end, a few ms) or no longer keeps them."""
-        out = np.array(raw, dtype=np.int16, copy=True)
-        end = start + len(out)
-        for first, chunk in self._out:
-            lo, hi = max(start, first), min(end, first + len(chunk))
-            if hi > lo:
-                out[lo - start:hi - start] = chunk[lo - first:hi - first]
-        return out
+        return self._out.copy(start, raw)

@@ -236,7 +236,7 @@ def hear_recording(recognizer: Recognizer, pcm: npt.NDArray[np.int16], rate: int
         else:
             mono, t_mono = ear.feed(pcm[pos:end], t)
             if len(mono):
-                take(listener.feed(mono, None if started else t_mono))
+                take(listener.feed(mono, None if started else t_mono, copy=ear.masked))
                 started.append(True)
         pos = end
 

@@ -6,13 +6,15 @@ recording) and the ``Listener``::
     ear = SteeredEar(seating, rate)
     ear.steer_at(game.speaker(state))            # before each call window
     mono, t_mono = ear.feed(block, t)             # (n, M) int16 -> beam, mono
-    for heard in listener.feed(mono, t_mono):
+    for heard in listener.feed(mono, t_mono, copy=ear.masked):
         for say in ear.says(heard):               # one per voice, its seat if sure
             table.submit(say)
 
 The live table and ``companion replay`` use it alike. The beam is
 ``companion.referee.beam`` (MVDR, interference from the second before the
-steer); the seat is ``companion.referee.seats`` (per-seat beam power rise at
+steer; ``masked``, the same samples with the seat mask, is the ear's second
+hearing of an utterance the beam left unsure); the seat is
+``companion.referee.seats`` (per-seat beam power rise at
 a little before the first game word's start, and each later word's).
 """
 
@@ -55,7 +57,8 @@ class SteeredEar:
     def __init__(self, seating: Seating, rate: int,
                  channels: Sequence[int] | None = None) -> None:
         self.seating = seating
-        self.beam = Beamformer(np.asarray(seating.positions), rate)
+        self.beam = Beamformer(np.asarray(seating.positions), rate,
+                               seats=list(seating.seats.values()))
         self.select = tuple(channels) if channels is not None else None
         self._turns: deque[tuple[float, str]] = deque(maxlen=TURNS_KEPT)
 
@@ -63,6 +66,12 @@ class SteeredEar:
     def target(self) -> str | None:
         """The player the beam is steered at now (None before any steer)."""
         return self._turns[-1][1] if self._turns else None
+
+    @property
+    def masked(self) -> npt.NDArray[np.int16] | None:
+        """The last ``feed``'s output with the seat mask (``Beamformer.masked``):
+        int16 mono, as long as that output; None with fewer than two seats."""
+        return self.beam.masked if len(self.seating.seats) > 1 else None
 
     @property
     def channels(self) -> int:

@@ -57,7 +57,7 @@ from companion.referee.decision import (
     takes_name,
 )
 from companion.referee.enhance import RATE as SUPPRESSOR_RATE
-from companion.referee.enhance import NoiseSuppressor
+from companion.referee.enhance import NoiseSuppressor, StreamCopy
 from companion.referee.recognizer import Recognizer, Word
 from companion.referee.templates import STEADY_SPREAD_DB, Enrollment, Match, steady
 from companion.referee.vad import Segment, Segmenter, VadSettings
@@ -299,6 +299,11 @@ class Listener:
         self.enrollment = enrollment
         self.suppressor = (NoiseSuppressor(self.rate) if second_opinion and recognizer.twins
                            and self.rate == SUPPRESSOR_RATE else None)
+        # Another hearing of the same stream fed beside it (``feed``'s ``copy``:
+        # an array's seat-masked beam), kept only when there is a twin to decode it.
+        self.masked: StreamCopy | None = None
+        self._copy_resampler = self._new_resampler()
+        self._stream_end = 0  # stream index just after the last sample pushed
         recognizer.confirmer()  # loaded now, not when the game's first mistake is heard
         self._later: list[Heard] = []  # calls heard after a flip inside an utterance
         self._earlier: list[Heard] = []  # a voice before a flip, its onset moved past it
@@ -390,15 +395,25 @@ class Listener:
 
     # -- audio ---------------------------------------------------------------------
 
-    def feed(self, pcm: npt.ArrayLike, first_sample_time: float | None = None) -> list[Heard]:
+    def feed(self, pcm: npt.ArrayLike, first_sample_time: float | None = None,
+             copy: npt.ArrayLike | None = None) -> list[Heard]:
         """Add a block of 16-bit mono PCM at ``device_rate`` whose first
         sample was heard at ``first_sample_time`` seconds on the table clock
-        (None: right after the previous block). Returns the utterances that
+        (None: right after the previous block). ``copy``: the same block as
+        another hearing gives it (an array's seat-masked beam,
+        ``SteeredEar.masked``; as many samples), decoded again for an
+        utterance the block's own audio leaves unsure (``masked``); raises
+        ``ValueError`` when its length differs. Returns the utterances that
         ended in it, decoded; an utterance that ran on past the time a new
         call became owed (``set_expected``'s ``at``) and holds that call
         after it gives two: the utterance as judged by the call owed before,
         and the call, at its own onset."""
         block = np.asarray(pcm, dtype=np.int16).reshape(-1)
+        other = None if copy is None else np.asarray(copy, dtype=np.int16).reshape(-1)
+        if other is not None and len(other) != len(block):
+            raise ValueError(f"a copy must have the block's {len(block)} samples, not {len(other)}")
+        if other is not None and self.masked is None and self.recognizer.twins:
+            self.masked = StreamCopy(rate=self.rate)
         self._apply_vocab()
         placed = self.clock.place(len(block), first_sample_time)
         out: list[Heard] = []
@@ -406,12 +421,15 @@ class Listener:
             out += self._decode_all(self._drain(last=True))
             out += self._decode_all(self.segmenter.flush())
             self._resampler = self._new_resampler()
+            self._copy_resampler = self._new_resampler()
             self._device_base = placed.first
             self._model_base = round(placed.first * self.rate / self.device_rate)
             self._jump = True
         elif placed.missing:
             block = np.concatenate([np.zeros(placed.missing, dtype=np.int16), block])
-        out += self._decode_all(self._push(block, last=False))
+            if other is not None:
+                other = np.concatenate([np.zeros(placed.missing, dtype=np.int16), other])
+        out += self._decode_all(self._push(block, last=False, copy=other))
         out += self._early()
         return out
 
@@ -448,7 +466,8 @@ class Listener:
         self._apply_vocab()
         return out
 
-    def _push(self, block: npt.NDArray[np.int16], *, last: bool) -> list[Segment]:
+    def _push(self, block: npt.NDArray[np.int16], *, last: bool,
+              copy: npt.NDArray[np.int16] | None = None) -> list[Segment]:
         if self._resampler is None:
             model = block
         else:
@@ -457,6 +476,14 @@ class Listener:
         if self._jump:
             first, self._jump = self._model_base, False
         model = np.asarray(model, dtype=np.int16)
+        start = first if first is not None else self._stream_end
+        self._stream_end = start + len(model)
+        if copy is not None and self.masked is not None:
+            if self._copy_resampler is not None:
+                copy = np.asarray(self._copy_resampler.resample_chunk(copy, last=last),
+                                  dtype=np.int16)
+            # (the two resamplers take the same lengths and give the same)
+            self.masked.add(np.resize(copy, len(model)), start)
         if self.suppressor is not None:  # fed what the segmenter is, so their indices agree
             self.suppressor.push(model, first)
         return self.segmenter.push(model, first)
@@ -540,15 +567,19 @@ class Listener:
             if verdict.outcome == "right":  # the caller's own word, inside the talk
                 heard, other_level = [spot[1]], True
                 onset = max(onset, base + spot[1].start)
-        if (not early and self.suppressor is not None and expected
+        copies = [c for c in (self.masked, self.suppressor) if c is not None]
+        if (not early and copies and expected
                 and verdict.outcome in ("unsure", "talk")
                 and (evidence.template_gap is None
                      or evidence.template_gap < self.thresholds.template_mistake)):
             # (not when the caller's takes of the raw call favour another word)
-            second = self._second_opinion(seg, first, last, (lo, hi), last_voiced, onset, owed)
-            if second is not None:  # heard in the suppressed copy: the call owed
-                evidence, verdict, heard = second
-                other_level = True
+            for hearing in copies:  # the array's seat mask first, then suppression
+                second = self._second_opinion(seg, first, last, (lo, hi), last_voiced,
+                                              onset, owed, hearing)
+                if second is not None:  # heard in the copy: the call owed
+                    evidence, verdict, heard = second
+                    other_level = True
+                    break
         if self.trace is not None and not early:
             self.trace.append((evidence, verdict))
         if not early and onset > voice_at and owed != self._owed_at(voice_at):
@@ -683,11 +714,13 @@ class Listener:
         return checked, verdict, weighed, heard, level
 
     def _second_opinion(self, seg: Segment, first: int, last: int, loud: tuple[float, float],
-                        last_voiced: float, onset: float,
-                        owed: Owed) -> tuple[Evidence, Verdict, list[Word]] | None:
+                        last_voiced: float, onset: float, owed: Owed,
+                        hearing: StreamCopy | NoiseSuppressor,
+                        ) -> tuple[Evidence, Verdict, list[Word]] | None:
         """The utterance ``seg`` (its decoded stretch ``first:last``, the
-        ``loud`` part in seconds from ``first``) heard again in the noise
-        suppressor's copy (``suppressor``), decoded by the recognizer's
+        ``loud`` part in seconds from ``first``) heard again in another
+        ``hearing`` of the stream (the array's seat-masked beam,
+        ``masked``; the noise suppressor's copy, ``suppressor``), decoded by the recognizer's
         twin (``Recognizer.twin``, so that the first hearing of the
         utterances after it stays what it was), and judged by the same
         decision and takes. Only a right call is taken from it
@@ -701,8 +734,8 @@ class Listener:
         another: the s and v of "seven" go with the hiss). The evidence,
         verdict and heard words when it is right; None otherwise."""
         twin = self.recognizer.twin()
-        assert self.suppressor is not None and twin is not None  # made only for a twin
-        pcm = self.suppressor.copy(seg.start + first, seg.pcm[first:last])
+        assert twin is not None  # the copies are kept only for a twin
+        pcm = hearing.copy(seg.start + first, seg.pcm[first:last])
         base = Evidence(words=(), reference_db=self.levels.reference(),
                         floor_dbfs=self.segmenter.floor_dbfs, expected=owed.expected,
                         onset=onset, calls=owed.calls, risen=seg.risen, cut=seg.rise)
