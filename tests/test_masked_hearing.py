@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+import soxr
 from fsdd import needs_fsdd, take
 from test_enhance import COUNT, Scripted, hearings
 
@@ -31,22 +32,25 @@ def test_a_stream_copy_gives_what_it_kept_and_the_raw_samples_elsewhere() -> Non
 
 
 def fed(recognizer: Scripted, owed: str, *, copy_gain: float | None,
-        second_opinion: bool = False) -> list[str]:
+        second_opinion: bool = False, device_rate: int = RATE) -> list[str]:
     """George's "four" (take 4) in white noise, a call of ``owed`` owed by
     Abby, fed in 30 ms blocks with a copy of each block (the block times
     ``copy_gain``; None: no copy) as the array gives its seat-masked beam:
-    the outcome and words of each utterance heard."""
+    the outcome and words of each utterance heard. ``device_rate``: the
+    rate (Hz) the blocks come at (the listener resamples both)."""
     word = take(4, "george", 4)
     rng = np.random.default_rng(2)
     pcm = np.concatenate([np.zeros(RATE, dtype=np.int16), word, np.zeros(RATE, dtype=np.int16)])
     noisy = np.clip(pcm + rng.normal(0, 300, len(pcm)), -32768, 32767).astype(np.int16)
+    if device_rate != RATE:
+        noisy = soxr.resample(noisy, RATE, device_rate)
     copy = (None if copy_gain is None
             else np.round(noisy * copy_gain).astype(np.int16))
-    listener = Listener(recognizer, RATE, second_opinion=second_opinion)
+    listener = Listener(recognizer, device_rate, second_opinion=second_opinion)
     listener.set_vocabulary(COUNT)
     listener.set_expected([owed], "Abby")
     heard = []
-    step = 480
+    step = device_rate * 30 // 1000
     for i in range(0, len(noisy), step):
         heard += listener.feed(noisy[i:i + step], 0.0 if i == 0 else None,
                                copy=None if copy is None else copy[i:i + step])
@@ -71,6 +75,18 @@ def test_a_call_heard_only_in_the_masked_copy_is_right() -> None:
     recognizer, twin = hearings([three], [four])
     assert fed(recognizer, "four", copy_gain=None) == ["unsure three"]
     assert twin.decoded == []
+
+
+@needs_fsdd
+def test_a_copy_at_the_devices_rate_is_resampled_with_the_stream() -> None:
+    """Blocks at 48 kHz and their copy: the twin decodes the copy at the
+    recognizer's 16 kHz, lined up with the stream's own decode."""
+    three, four = Word("three", 0.2, 0.6, 0.3), Word("four", 0.2, 0.6, 0.95)
+    recognizer, twin = hearings([three], [four])
+    assert fed(recognizer, "four", copy_gain=0.5, device_rate=48000) == ["right four"]
+    raw, again = recognizer.decoded[0], twin.decoded[0]
+    assert len(again) == len(raw)
+    assert np.max(np.abs(again.astype(np.int32) - np.round(raw * 0.5).astype(np.int32))) <= 2
 
 
 @needs_fsdd
