@@ -159,6 +159,27 @@ def test_the_seat_mask_holds_down_talk_from_another_seat_more_than_the_call() ->
     assert len(out) and alone.masked is None
 
 
+def test_the_mask_follows_the_seats_the_live_table_learns() -> None:
+    # The live table replaces the ear's seating as the setup learns seats:
+    # with one seat known there is no mask; once a second seat is known,
+    # the next steer masks talk from it.
+    from companion.audio.array import Seating
+
+    positions = tuple(tuple(p) for p in roomsim.ARRAYS["usb4"])
+    ear = SteeredEar(Seating(positions, {"Abby": 30.0}), RATE)
+    talk = _free_field([150.0], [_talk(2.0)])
+    pcm = np.clip(np.round(talk * 8000), -32768, 32767).astype(np.int16)
+    ear.feed(pcm[:RATE], 0.0)
+    ear.steer_at("Abby")
+    ear.feed(pcm[RATE:RATE + 4800])
+    assert ear.masked is None
+    ear.seating = Seating(positions, {"Abby": 30.0, "Beth": 150.0})
+    ear.steer_at("Abby")
+    plain, _ = ear.feed(pcm[RATE + 4800:])
+    assert ear.masked is not None and len(ear.masked) == len(plain)
+    assert np.mean(ear.masked.astype(float) ** 2) < 0.5 * np.mean(plain.astype(float) ** 2)
+
+
 def at_each_call(tmp_path: Path, condition: str, seed: int,
                  ask: Callable[[SteeredEar, roomsim.CallTruth], T]
                  ) -> tuple[roomsim.Rendered, list[T]]:

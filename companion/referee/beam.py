@@ -74,8 +74,8 @@ more so in talk (bench/RESULTS.md, "Microphone arrays")."""
 MASK_FLOOR = 0.2
 """The seat mask's least gain (``Beamformer.masked``): 0.2, about -14 dB.
 Chosen on the room simulation's dev seeds (bench/roomsim.py, seeds
-500-504, the dev speakers), with ``MASK_SMOOTH`` (bench/RESULTS.md,
-"The seat mask")."""
+500-504, the dev speakers), with ``MASK_SMOOTH`` (bench/RESULTS.md, "A
+second hearing through a seat mask")."""
 
 MASK_SMOOTH = 0.6
 """The weight of the previous frame's smoothed power per seat and bin in
@@ -145,7 +145,8 @@ class Frames:
 class Beamformer:
     """A streaming MVDR beamformer for microphones at ``positions``
     (``(M, 3)`` metres) sampled at ``rate`` Hz; ``seats``: the azimuths of
-    the table's seats in degrees (None: no seat mask).
+    the table's seats in degrees (None: no seat mask; the attribute may be
+    replaced, and the next ``steer`` uses the new seats).
 
     ``process(block, t)`` takes int16 PCM ``(n, M)`` whose first sample was
     heard at ``t`` seconds on the table clock and returns the beam's int16

@@ -84,6 +84,9 @@ class SteeredEar:
         second before. An unknown player or None leaves the beam as it is."""
         if player is None or player not in self.seating.seats:
             return
+        # (the seats the mask tells apart: the live table may have learnt or
+        # moved them since, ``seating`` replaced)
+        self.beam.seats = np.asarray(list(self.seating.seats.values()), dtype=np.float64)
         self.beam.steer(self.seating.seats[player], now)
         self._turns.append((now if now is not None else self.beam.last_time() or 0.0, player))
 
