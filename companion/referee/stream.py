@@ -482,8 +482,9 @@ class Listener:
             if self._copy_resampler is not None:
                 copy = np.asarray(self._copy_resampler.resample_chunk(copy, last=last),
                                   dtype=np.int16)
-            # (the two resamplers take the same lengths and give the same)
-            self.masked.add(np.resize(copy, len(model)), start)
+            # (the two resamplers take the same lengths and give the same; if
+            # ever not, the raw samples stand in for the copy's missing ones)
+            self.masked.add(np.concatenate([copy, model[len(copy):]])[:len(model)], start)
         if self.suppressor is not None:  # fed what the segmenter is, so their indices agree
             self.suppressor.push(model, first)
         return self.segmenter.push(model, first)
