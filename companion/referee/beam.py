@@ -247,14 +247,10 @@ class Beamformer:
             self._times.append(out_t + (k * HOP + FRAME / 2) / self.rate)
             w = self._weights
             y = spec[:, 0] if w is None else np.sum(w.conj() * spec, axis=1)
-            self._overlap += np.fft.irfft(y, FRAME) * self.window
-            out[k * HOP:(k + 1) * HOP] = self._overlap[:HOP]
-            self._overlap = np.concatenate([self._overlap[HOP:], np.zeros(HOP)])
+            self._overlap, out[k * HOP:(k + 1) * HOP] = self._synthesize(self._overlap, y)
             if masked is not None:
-                self._overlap_masked += np.fft.irfft(y * self._mask(spec), FRAME) * self.window
-                masked[k * HOP:(k + 1) * HOP] = self._overlap_masked[:HOP]
-                self._overlap_masked = np.concatenate([self._overlap_masked[HOP:],
-                                                       np.zeros(HOP)])
+                self._overlap_masked, masked[k * HOP:(k + 1) * HOP] = self._synthesize(
+                    self._overlap_masked, y * self._mask(spec))
         used = n_frames * HOP
         self._pending = buf[used:]
         self._pending_t = out_t + used / self.rate
@@ -262,6 +258,14 @@ class Beamformer:
         self.masked = (None if masked is None
                        else np.clip(np.round(masked), -32768, 32767).astype(np.int16))
         return pcm, (out_t if n_frames else None)
+
+    def _synthesize(self, overlap: npt.NDArray[np.float64], y: Complex
+                    ) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]:
+        """One frame's spectrum ``y`` ``(F,)`` overlap-added onto ``overlap``
+        (``FRAME`` samples of output still being summed): the overlap moved
+        on by ``HOP``, and the ``HOP`` finished samples."""
+        overlap = overlap + np.fft.irfft(y, FRAME) * self.window
+        return np.concatenate([overlap[HOP:], np.zeros(HOP)]), overlap[:HOP]
 
     def _mask(self, spec: Complex) -> npt.NDArray[np.float64]:
         """The seat mask of one frame's spectra ``(F, M)``: per bin, the

@@ -303,7 +303,6 @@ class Listener:
         # an array's seat-masked beam), kept only when there is a twin to decode it.
         self.masked: StreamCopy | None = None
         self._copy_resampler = self._new_resampler()
-        self._stream_end = 0  # stream index just after the last sample pushed
         recognizer.confirmer()  # loaded now, not when the game's first mistake is heard
         self._later: list[Heard] = []  # calls heard after a flip inside an utterance
         self._earlier: list[Heard] = []  # a voice before a flip, its onset moved past it
@@ -476,9 +475,8 @@ class Listener:
         if self._jump:
             first, self._jump = self._model_base, False
         model = np.asarray(model, dtype=np.int16)
-        start = first if first is not None else self._stream_end
-        self._stream_end = start + len(model)
         if copy is not None and self.masked is not None:
+            start = first if first is not None else self.segmenter.position
             if self._copy_resampler is not None:
                 copy = np.asarray(self._copy_resampler.resample_chunk(copy, last=last),
                                   dtype=np.int16)
