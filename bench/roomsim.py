@@ -144,13 +144,24 @@ def _room(rng: np.random.Generator, n_seats: int, array: str
 
 def _talk_track(rng: np.random.Generator, commands: list[Path], seconds: float,
                 quiet: list[tuple[float, float]]) -> npt.NDArray[np.float64]:
-    """Talk from one seat for ``seconds``, silent in the ``quiet`` spans."""
+    """Talk from one seat for ``seconds``, silent in the ``quiet`` spans.
+
+    The talker was already talking when the round began: the track joins
+    the first recording at a random point of it. (Each recording holds its
+    speech in its first seconds and ends in silence; started from their
+    beginnings, every talker spoke at once over the round's first call and
+    far less over the later ones: bench/RESULTS.md, "The talk in step at
+    the start of a round".)"""
     n = int(seconds * RATE)
     out = np.zeros(n)
-    pos = int(rng.uniform(0, 1.0) * RATE)
+    pos = 0
+    first = True
     while pos < n:
         x = _read(commands[int(rng.integers(len(commands)))])
         x = x / _rms(x) * 10 ** (rng.uniform(-2, 2) / 20)
+        if first:
+            x = x[int(rng.uniform(0, 1) * len(x)):]
+            first = False
         end = min(n, pos + len(x))
         out[pos:end] += x[:end - pos]
         pos = end + int(rng.uniform(0.15, 0.7) * RATE)
