@@ -504,3 +504,33 @@ def test_music_clearly_ahead_names_its_seat_when_the_rise_names_another() -> Non
     # The rise's seat sure with whitened MUSIC clearly ahead stays its seat.
     sure = {"Abby": 0.0, "Beth": -4.0, "Carter": -4.0, "Debbie": -4.0}
     assert seats.agreement(rises, music, sure, expected="Abby") == ("Abby", 1.0)
+
+
+def test_a_call_joined_to_talk_is_heard_alone_in_its_seat_masked_stretch(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # The arrays benchmark's seed 502, fourth round, talk 10 dB under the
+    # calls at other seats, three takes enrolled: Carter's "three" comes in
+    # one utterance with talk around it, which neither the beam nor the
+    # whole masked copy hears as the call; the masked copy's stretch where
+    # Carter's seat holds the sound (``stretch.caller_stretch``), heard
+    # alone, is "three". With that stretch withheld, nothing else changed,
+    # no call of Carter's is ruled in that window, and no other ruling moves.
+    from companion.referee import stream
+
+    rendered = roomsim.render_session(tmp_path, "s", condition="talk10", array="usb4",
+                                      seed=502 * 1000 + 3, enroll=3)
+    call = rendered.calls[2]
+    assert (call.player, call.said, call.kind) == ("Carter", "three", "right")
+
+    def carters(rulings: list[dict[str, object]]) -> list[dict[str, object]]:
+        return [r for r in rulings if r.get("player") == "Carter"
+                and call.flip_t <= float(str(r["t"])) <= call.end_t + 3.0]
+
+    alone = _replayed(rendered.path)
+    assert [r["type"] for r in carters(alone)] == ["call_ok"]
+    assert not [r for r in alone if r["type"] == "mistake"]
+    monkeypatch.setattr(stream, "caller_stretch", lambda *a: None)
+    whole = _replayed(rendered.path)
+    assert carters(whole) == []
+    assert [r for r in whole if r not in carters(whole)] == [
+        r for r in alone if r not in carters(alone)]

@@ -59,6 +59,7 @@ from companion.referee.decision import (
 from companion.referee.enhance import RATE as SUPPRESSOR_RATE
 from companion.referee.enhance import NoiseSuppressor, StreamCopy
 from companion.referee.recognizer import Recognizer, Word
+from companion.referee.stretch import caller_stretch
 from companion.referee.templates import STEADY_SPREAD_DB, Enrollment, Match, steady
 from companion.referee.vad import Segment, Segmenter, VadSettings
 
@@ -575,6 +576,10 @@ class Listener:
             for hearing in copies:  # the array's seat mask first, then suppression
                 second = self._second_opinion(seg, first, last, (lo, hi), last_voiced,
                                               onset, owed, hearing)
+                if second is None and hearing is self.masked:
+                    # the caller's own stretch of the masked copy, alone
+                    second = self._second_opinion(seg, first, last, (lo, hi), last_voiced,
+                                                  onset, owed, hearing, alone=True)
                 if second is not None:  # heard in the copy: the call owed
                     evidence, verdict, heard = second
                     other_level = True
@@ -714,7 +719,7 @@ class Listener:
 
     def _second_opinion(self, seg: Segment, first: int, last: int, loud: tuple[float, float],
                         last_voiced: float, onset: float, owed: Owed,
-                        hearing: StreamCopy | NoiseSuppressor,
+                        hearing: StreamCopy | NoiseSuppressor, *, alone: bool = False,
                         ) -> tuple[Evidence, Verdict, list[Word]] | None:
         """The utterance ``seg`` (its decoded stretch ``first:last``, the
         ``loud`` part in seconds from ``first``) heard again in another
@@ -730,11 +735,25 @@ class Listener:
         rules were chosen on raw calls). Not asked when the caller's takes
         already found another word fitting the raw call better by
         ``Thresholds.template_mistake`` (the suppressor can thin a word into
-        another: the s and v of "seven" go with the hiss). The evidence,
-        verdict and heard words when it is right; None otherwise."""
+        another: the s and v of "seven" go with the hiss). With ``alone``,
+        only the caller's own stretch of the copy is heard
+        (``stretch.caller_stretch``: the seat-masked copy against the beam),
+        as if it were the whole utterance; None when there is no such
+        stretch. The evidence, verdict and heard words (times from
+        ``first``) when it is right; None otherwise."""
         twin = self.recognizer.twin()
         assert twin is not None  # the copies are kept only for a twin
-        pcm = hearing.copy(seg.start + first, seg.pcm[first:last])
+        raw = seg.pcm[first:last]
+        pcm = hearing.copy(seg.start + first, raw)
+        cut = 0
+        if alone:
+            stretch = caller_stretch(raw, pcm, self.rate)
+            if stretch is None:
+                return None
+            cut, end = stretch
+            pcm = pcm[cut:end]
+            loud = (0.0, len(pcm) / self.rate)
+            last_voiced = loud[1]
         base = Evidence(words=(), reference_db=self.levels.reference(),
                         floor_dbfs=self.segmenter.floor_dbfs, expected=owed.expected,
                         onset=onset, calls=owed.calls, risen=seg.risen, cut=seg.rise)
@@ -745,7 +764,9 @@ class Listener:
         if heard is not decoded and (evidence.template_fit is None
                                      or evidence.template_fit > self.thresholds.template_fit):
             return None  # the takes overruled the words heard, but fit no repeat of the call
-        return evidence, verdict, heard
+        shift = cut / self.rate
+        return evidence, verdict, [Word(w.text, w.start + shift, w.end + shift, w.confidence)
+                                   for w in heard]
 
     def _steady(self, pcm: npt.NDArray[np.int16]) -> bool:
         """Whether the noise under an utterance (``pcm``, its decoded
