@@ -352,31 +352,42 @@ def _replayed(path: Path) -> list[dict[str, object]]:
     return [r for r in rulings if r["type"] in ("call_ok", "mistake")]
 
 
+def _ruled_right_only_by(tmp_path: Path, round_seed: int, index: int, truth: tuple[str, str],
+                         withhold: Callable[[], None]) -> None:
+    """In the arrays benchmark's talk-at-10-dB round ``round_seed`` (usb4,
+    each player's three takes enrolled), call ``index`` (``truth``: its
+    player and word, a right call) is ruled right, with no mistake in the
+    round; after ``withhold()`` (one hearing patched out) no call of that
+    player is ruled in its window, and no other ruling moves."""
+    rendered = roomsim.render_session(tmp_path, "r", condition="talk10", array="usb4",
+                                      seed=round_seed, enroll=3)
+    call = rendered.calls[index]
+    assert (call.player, call.said, call.kind) == (*truth, "right")
+
+    def callers(rulings: list[dict[str, object]]) -> list[dict[str, object]]:
+        return [r for r in rulings if r.get("player") == call.player
+                and call.flip_t <= float(str(r["t"])) <= call.end_t + 3.0]
+
+    heard = _replayed(rendered.path)
+    assert [r["type"] for r in callers(heard)] == ["call_ok"]
+    assert not [r for r in heard if r["type"] == "mistake"]
+    withhold()
+    without = _replayed(rendered.path)
+    assert callers(without) == []
+    assert [r for r in without if r not in callers(without)] == [
+        r for r in heard if r not in callers(heard)]
+
+
 def test_a_call_the_beam_left_unsure_is_heard_right_through_the_seat_mask(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     # A simulated room with two or three people talking at other seats, 10
-    # dB under the calls (seed 502's fifth round of the arrays benchmark,
-    # each player's three takes enrolled): Beth's "two" is left unsure by
-    # the beam's own hearing and ruled right in its seat-masked copy. With
-    # the copy withheld (the mask patched out, nothing else) no call of
-    # Beth's is ruled in that window. No other ruling changes.
-    rendered = roomsim.render_session(tmp_path, "m", condition="talk10", array="usb4",
-                                      seed=502 * 1000 + 4, enroll=3)
-    call = rendered.calls[1]
-    assert (call.player, call.said, call.kind) == ("Beth", "two", "right")
-
-    def beths(rulings: list[dict[str, object]]) -> list[dict[str, object]]:
-        return [r for r in rulings if r.get("player") == "Beth"
-                and call.flip_t <= float(str(r["t"])) <= call.end_t + 3.0]
-
-    masked = _replayed(rendered.path)
-    assert [r["type"] for r in beths(masked)] == ["call_ok"]
-    assert not [r for r in masked if r["type"] == "mistake"]
-    monkeypatch.setattr(SteeredEar, "masked", property(lambda self: None))
-    plain = _replayed(rendered.path)
-    assert beths(plain) == []
-    assert [r for r in plain if r not in beths(plain)] == [
-        r for r in masked if r not in beths(masked)]
+    # dB under the calls (seed 502's fifth round of the arrays benchmark):
+    # Beth's "two" is left unsure by the beam's own hearing and ruled right
+    # in its seat-masked copy. With the copy withheld (the mask patched
+    # out, nothing else) no call of Beth's is ruled in that window.
+    _ruled_right_only_by(tmp_path, 502 * 1000 + 4, 1, ("Beth", "two"),
+                         lambda: monkeypatch.setattr(SteeredEar, "masked",
+                                                     property(lambda self: None)))
 
 
 def test_replay_of_a_multichannel_round_takes_no_call_from_another_seat(tmp_path: Path) -> None:
@@ -508,29 +519,14 @@ def test_music_clearly_ahead_names_its_seat_when_the_rise_names_another() -> Non
 
 def test_a_call_joined_to_talk_is_heard_alone_in_its_seat_masked_stretch(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    # The arrays benchmark's seed 502, fourth round, talk 10 dB under the
-    # calls at other seats, three takes enrolled: Carter's "three" comes in
-    # one utterance with talk around it, which neither the beam nor the
+    # The arrays benchmark's seed 502, fourth round: Carter's "three" comes
+    # in one utterance with talk around it, which neither the beam nor the
     # whole masked copy hears as the call; the masked copy's stretch where
     # Carter's seat holds the sound (``stretch.caller_stretch``), heard
     # alone, is "three". With that stretch withheld, nothing else changed,
-    # no call of Carter's is ruled in that window, and no other ruling moves.
+    # no call of Carter's is ruled in that window.
     from companion.referee import stream
 
-    rendered = roomsim.render_session(tmp_path, "s", condition="talk10", array="usb4",
-                                      seed=502 * 1000 + 3, enroll=3)
-    call = rendered.calls[2]
-    assert (call.player, call.said, call.kind) == ("Carter", "three", "right")
-
-    def carters(rulings: list[dict[str, object]]) -> list[dict[str, object]]:
-        return [r for r in rulings if r.get("player") == "Carter"
-                and call.flip_t <= float(str(r["t"])) <= call.end_t + 3.0]
-
-    alone = _replayed(rendered.path)
-    assert [r["type"] for r in carters(alone)] == ["call_ok"]
-    assert not [r for r in alone if r["type"] == "mistake"]
-    monkeypatch.setattr(stream, "caller_stretch", lambda *a: None)
-    whole = _replayed(rendered.path)
-    assert carters(whole) == []
-    assert [r for r in whole if r not in carters(whole)] == [
-        r for r in alone if r not in carters(alone)]
+    _ruled_right_only_by(tmp_path, 502 * 1000 + 3, 2, ("Carter", "three"),
+                         lambda: monkeypatch.setattr(stream, "caller_stretch",
+                                                     lambda *a: None))
