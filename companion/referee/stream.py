@@ -576,10 +576,12 @@ class Listener:
             for hearing in copies:  # the array's seat mask first, then suppression
                 second = self._second_opinion(seg, first, last, (lo, hi), last_voiced,
                                               onset, owed, hearing)
-                if second is None and hearing is self.masked:
-                    # the caller's own stretch of the masked copy, alone
+                for beam in (False, True) if hearing is self.masked else ():
+                    if second is not None:
+                        break
+                    # the caller's own stretch alone: of the masked copy, then of the beam
                     second = self._second_opinion(seg, first, last, (lo, hi), last_voiced,
-                                                  onset, owed, hearing, alone=True)
+                                                  onset, owed, hearing, alone=True, beam=beam)
                 if second is not None:  # heard in the copy: the call owed
                     evidence, verdict, heard = second
                     other_level = True
@@ -720,6 +722,7 @@ class Listener:
     def _second_opinion(self, seg: Segment, first: int, last: int, loud: tuple[float, float],
                         last_voiced: float, onset: float, owed: Owed,
                         hearing: StreamCopy | NoiseSuppressor, *, alone: bool = False,
+                        beam: bool = False,
                         ) -> tuple[Evidence, Verdict, list[Word]] | None:
         """The utterance ``seg`` (its decoded stretch ``first:last``, the
         ``loud`` part in seconds from ``first``) heard again in another
@@ -736,10 +739,11 @@ class Listener:
         already found another word fitting the raw call better by
         ``Thresholds.template_mistake`` (the suppressor can thin a word into
         another: the s and v of "seven" go with the hiss). With ``alone``,
-        only the caller's own stretch of the copy is heard
-        (``stretch.caller_stretch``: the seat-masked copy against the beam),
-        as if it were the whole utterance; None when there is no such
-        stretch. The evidence, verdict and heard words (times from
+        only the caller's own stretch is heard (``stretch.caller_stretch``:
+        the seat-masked copy against the beam), as if it were the whole
+        utterance: of the copy, or with ``beam`` of the beam's own samples
+        (the mask reshapes a word's spectrum; the beam does not); None when
+        there is no such stretch. The evidence, verdict and heard words (times from
         ``first``) when it is right; None otherwise."""
         twin = self.recognizer.twin()
         assert twin is not None  # the copies are kept only for a twin
@@ -751,7 +755,7 @@ class Listener:
             if stretch is None:
                 return None
             cut, end = stretch
-            pcm = pcm[cut:end]
+            pcm = (raw if beam else pcm)[cut:end]
             loud = (0.0, len(pcm) / self.rate)
             last_voiced = loud[1]
         base = Evidence(words=(), reference_db=self.levels.reference(),
