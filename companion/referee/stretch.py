@@ -31,9 +31,10 @@ FRAME_S = 0.010
 SHARE = 0.5
 """A frame is the caller's when its share (the copy's power over the
 beam's) is at least this part of the utterance's largest share among its
-loud frames. The first setting tried on the room simulation's dev seeds
-(bench/roomsim.py, seeds 500-504, the dev speakers), not tuned
-(bench/RESULTS.md, "The caller's own stretch")."""
+loud frames. Chosen on the room simulation's dev seeds (bench/roomsim.py,
+seeds 500-504, the dev speakers): 0.35 ruled fewer calls right, 0.65 two
+more but took two more wrong calls as right (bench/RESULTS.md, "The
+caller's own stretch"). The other settings here are the first tried."""
 
 LOUD_DB = 6.0
 """A loud frame stands this many dB over the quietest tenth of the
