@@ -69,6 +69,7 @@ def _powers(pcm: npt.NDArray[np.int16], rate: int) -> npt.NDArray[np.float64]:
 
 
 def _loud(power: npt.NDArray[np.float64]) -> npt.NDArray[np.bool_]:
+    """Which frames are loud (``LOUD_DB``, ``RANGE_DB``)."""
     bar = max(float(np.percentile(power, 10)) * 10 ** (LOUD_DB / 10),
               float(power.max()) * 10 ** (-RANGE_DB / 10))
     return power >= bar
@@ -82,8 +83,9 @@ def caller_stretch(beam: npt.NDArray[np.int16], masked: npt.NDArray[np.int16],
     stretch is the run of the caller's frames (``SHARE``) around the
     copy's loudest such frame, bridged over ``BRIDGE_S`` gaps. None when
     the utterance holds no loud sound that is not the caller's (nothing to
-    cut away but silence), or the run is shorter than ``SHORTEST_S``,
-    longer than ``LONGEST_S`` or ``MOST`` of the utterance. Raises
+    cut away but silence), the utterance is shorter than twice
+    ``SHORTEST_S``, or the run is shorter than ``SHORTEST_S``, longer than
+    ``LONGEST_S`` or ``MOST`` of the utterance. Raises
     ``ValueError`` when the two differ in length."""
     if len(beam) != len(masked):
         raise ValueError(f"the masked copy has {len(masked)} samples, not {len(beam)}")
@@ -94,8 +96,9 @@ def caller_stretch(beam: npt.NDArray[np.int16], masked: npt.NDArray[np.int16],
     heard, loud = _loud(pb), _loud(pm)
     if not loud.any():
         return None
-    caller = loud & (share >= SHARE * float(share[loud].max()))
-    if not (heard & (share < SHARE * float(share[loud].max()))).any():
+    bar = SHARE * float(share[loud].max())
+    caller = loud & (share >= bar)
+    if not (heard & (share < bar)).any():
         return None  # every loud frame is the caller's: nothing to cut
     peak = int(np.argmax(np.where(caller, pm, 0.0)))
     # The caller's frames, split where more than a bridge of others lies between.
