@@ -36,7 +36,7 @@ from __future__ import annotations
 import itertools
 import math
 from collections import deque
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field, replace
 
 import numpy as np
@@ -59,7 +59,7 @@ from companion.referee.decision import (
 from companion.referee.enhance import RATE as SUPPRESSOR_RATE
 from companion.referee.enhance import NoiseSuppressor, StreamCopy
 from companion.referee.recognizer import Recognizer, Word
-from companion.referee.stretch import caller_stretch
+from companion.referee.stretch import caller_stretch, frame_power
 from companion.referee.templates import STEADY_SPREAD_DB, Enrollment, Match, steady
 from companion.referee.vad import Segment, Segmenter, VadSettings
 
@@ -251,6 +251,20 @@ class Owed:
         if self.calls is None:
             return self.expected
         return tuple(dict.fromkeys(c[0] for c in self.calls if c))
+
+
+@dataclass(frozen=True)
+class Hearing:
+    """Another hearing of an utterance's decoded stretch (``Listener``'s
+    second opinions): its samples ``pcm`` (16-bit mono at the listener's
+    rate), the ``loud`` part and ``last_voiced`` in seconds from its first
+    sample, and ``cut``: the index in the decoded stretch of that first
+    sample (0: the whole stretch)."""
+
+    pcm: npt.NDArray[np.int16]
+    loud: tuple[float, float]
+    last_voiced: float
+    cut: int = 0
 
 
 class Listener:
@@ -567,22 +581,14 @@ class Listener:
             if verdict.outcome == "right":  # the caller's own word, inside the talk
                 heard, other_level = [spot[1]], True
                 onset = max(onset, base + spot[1].start)
-        copies = [c for c in (self.masked, self.suppressor) if c is not None]
-        if (not early and copies and expected
-                and verdict.outcome in ("unsure", "talk")
+        if (not early and (self.masked is not None or self.suppressor is not None)
+                and expected and verdict.outcome in ("unsure", "talk")
                 and (evidence.template_gap is None
                      or evidence.template_gap < self.thresholds.template_mistake)):
             # (not when the caller's takes of the raw call favour another word)
-            for hearing in copies:  # the array's seat mask first, then suppression
-                second = self._second_opinion(seg, first, last, (lo, hi), last_voiced,
-                                              onset, owed, hearing)
-                for beam in (False, True) if hearing is self.masked else ():
-                    if second is not None:
-                        break
-                    # the caller's own stretch alone: of the masked copy, then of the beam
-                    second = self._second_opinion(seg, first, last, (lo, hi), last_voiced,
-                                                  onset, owed, hearing, alone=True, beam=beam)
-                if second is not None:  # heard in the copy: the call owed
+            for hearing in self._hearings(seg, first, last, (lo, hi), last_voiced):
+                second = self._second_opinion(seg, hearing, onset, owed)
+                if second is not None:  # heard in that hearing: the call owed
                     evidence, verdict, heard = second
                     other_level = True
                     break
@@ -719,56 +725,59 @@ class Listener:
         checked, verdict, weighed = self._weigh(again, pcm, heard, span, real, owed)
         return checked, verdict, weighed, heard, level
 
-    def _second_opinion(self, seg: Segment, first: int, last: int, loud: tuple[float, float],
-                        last_voiced: float, onset: float, owed: Owed,
-                        hearing: StreamCopy | NoiseSuppressor, *, alone: bool = False,
-                        beam: bool = False,
-                        ) -> tuple[Evidence, Verdict, list[Word]] | None:
-        """The utterance ``seg`` (its decoded stretch ``first:last``, the
-        ``loud`` part in seconds from ``first``) heard again in another
-        ``hearing`` of the stream (the array's seat-masked beam,
-        ``masked``; the noise suppressor's copy, ``suppressor``), decoded by the recognizer's
-        twin (``Recognizer.twin``, so that the first hearing of the
-        utterances after it stays what it was), and judged by the same
-        decision and takes. Only a right call is taken from it
-        (``enhance``: the copy can lift a call out of steady noise, but it
-        also thins words, so what it does not hear counts for nothing); and
-        where the takes overrule the words heard in it, only when they fit
-        the call as a repeat does (``Thresholds.template_fit``: the takes'
-        rules were chosen on raw calls). Not asked when the caller's takes
-        already found another word fitting the raw call better by
-        ``Thresholds.template_mistake`` (the suppressor can thin a word into
-        another: the s and v of "seven" go with the hiss). With ``alone``,
-        only the caller's own stretch is heard (``stretch.caller_stretch``:
-        the seat-masked copy against the beam), as if it were the whole
-        utterance: of the copy, or with ``beam`` of the beam's own samples
-        (the mask reshapes a word's spectrum; the beam does not); None when
-        there is no such stretch. The evidence, verdict and heard words (times from
-        ``first``) when it is right; None otherwise."""
-        twin = self.recognizer.twin()
-        assert twin is not None  # the copies are kept only for a twin
+    def _hearings(self, seg: Segment, first: int, last: int, loud: tuple[float, float],
+                  last_voiced: float) -> Iterator[Hearing]:
+        """The other hearings of the utterance ``seg``'s decoded stretch
+        ``first:last`` (the ``loud`` part and ``last_voiced`` in seconds
+        from ``first``), in the order the ear tries them, each made only
+        when asked for: the array's seat-masked copy (``masked``); the
+        caller's own stretch of it alone (``stretch.caller_stretch``: the
+        copy against the beam), then the beam's own samples over that
+        stretch (the mask reshapes a word's spectrum; the beam does not);
+        the noise suppressor's copy (``suppressor``)."""
         raw = seg.pcm[first:last]
-        pcm = hearing.copy(seg.start + first, raw)
-        cut = 0
-        if alone:
-            stretch = caller_stretch(raw, pcm, self.rate)
-            if stretch is None:
-                return None
-            cut, end = stretch
-            pcm = (raw if beam else pcm)[cut:end]
-            loud = (0.0, len(pcm) / self.rate)
-            last_voiced = loud[1]
+        if self.masked is not None:
+            masked = self.masked.copy(seg.start + first, raw)
+            yield Hearing(masked, loud, last_voiced)
+            stretch = caller_stretch(raw, masked, self.rate)
+            if stretch is not None:
+                cut, end = stretch
+                span = (0.0, (end - cut) / self.rate)
+                yield Hearing(masked[cut:end], span, span[1], cut)
+                yield Hearing(raw[cut:end], span, span[1], cut)
+        if self.suppressor is not None:
+            yield Hearing(self.suppressor.copy(seg.start + first, raw), loud, last_voiced)
+
+    def _second_opinion(self, seg: Segment, hearing: Hearing, onset: float, owed: Owed,
+                        ) -> tuple[Evidence, Verdict, list[Word]] | None:
+        """The utterance ``seg`` heard again in another ``hearing`` of it
+        (``_hearings``), decoded by the recognizer's twin
+        (``Recognizer.twin``, so that the first hearing of the utterances
+        after it stays what it was), and judged by the same decision and
+        takes. Only a right call is taken from it (``enhance``: a copy can
+        lift a call out of noise or talk, but it also thins words, so what
+        it does not hear counts for nothing); and where the takes overrule
+        the words heard in it, only when they fit the call as a repeat does
+        (``Thresholds.template_fit``: the takes' rules were chosen on raw
+        calls). Not asked when the caller's takes already found another
+        word fitting the raw call better by ``Thresholds.template_mistake``
+        (the suppressor can thin a word into another: the s and v of
+        "seven" go with the hiss). The evidence, verdict and heard words
+        (times from the utterance's decoded stretch) when it is right; None
+        otherwise."""
+        twin = self.recognizer.twin()
+        assert twin is not None  # the other hearings are kept only for a twin
         base = Evidence(words=(), reference_db=self.levels.reference(),
                         floor_dbfs=self.segmenter.floor_dbfs, expected=owed.expected,
                         onset=onset, calls=owed.calls, risen=seg.risen, cut=seg.rise)
-        evidence, verdict, heard, decoded, _ = self._hear_again(twin, base, pcm, loud,
-                                                                last_voiced, len(pcm), owed)
+        evidence, verdict, heard, decoded, _ = self._hear_again(
+            twin, base, hearing.pcm, hearing.loud, hearing.last_voiced, len(hearing.pcm), owed)
         if verdict.outcome != "right":
             return None
         if heard is not decoded and (evidence.template_fit is None
                                      or evidence.template_fit > self.thresholds.template_fit):
             return None  # the takes overruled the words heard, but fit no repeat of the call
-        shift = cut / self.rate
+        shift = hearing.cut / self.rate
         return evidence, verdict, [Word(w.text, w.start + shift, w.end + shift, w.confidence)
                                    for w in heard]
 
@@ -965,7 +974,7 @@ def foreground(seg: Segment, rate: int) -> tuple[int, int, int, int]:
     hi = max(0, min(n, seg.end - seg.start)) // frame
     if hi - lo < 3:
         return 0, 0, n, n
-    db = 10 * np.log10(_frame_power(seg.pcm[lo * frame:hi * frame], rate) + 1.0)
+    db = 10 * np.log10(frame_power(seg.pcm[lo * frame:hi * frame], rate) + 1.0)
     active = np.flatnonzero(db >= db.max() - FOREGROUND_DB)
     loud_start = (lo + int(active[0])) * frame
     loud_end = (lo + int(active[-1]) + 1) * frame
@@ -996,18 +1005,10 @@ class CallLevels:
         return len(self._levels)
 
 
-def _frame_power(pcm: npt.NDArray[np.int16], rate: int) -> npt.NDArray[np.float64]:
-    """Mean power of each whole 10 ms frame of ``pcm`` (``rate`` in Hz),
-    smoothed over 50 ms; an incomplete last frame is left out."""
-    frame = rate // 100
-    x = pcm[:len(pcm) // frame * frame].astype(np.float64).reshape(-1, frame)
-    return np.convolve(np.mean(x * x, axis=1), np.ones(5) / 5, mode="same")
-
-
 def _peak_dbfs(seg: Segment, rate: int) -> float:
     """The loudest 50 ms (10 ms steps) of an utterance from its onset, dBFS
     (RMS relative to int16 full scale); ``rate`` in Hz."""
-    power = _frame_power(seg.pcm[max(0, seg.onset - seg.start):], rate)
+    power = frame_power(seg.pcm[max(0, seg.onset - seg.start):], rate)
     if not len(power):
         return -120.0
     return 10 * math.log10(float(power.max()) / 32768.0 ** 2 + 1e-12)

@@ -17,7 +17,7 @@ second hearing). It is the same cue the seat mask applies per bin, applied
 to time: direction tells whose the sound is (Yilmaz and Rickard 2004).
 
 Audio is 16-bit mono PCM; frames are 10 ms, their powers smoothed over
-50 ms (``stream._frame_power``'s framing).
+50 ms (``frame_power``).
 """
 
 from __future__ import annotations
@@ -61,8 +61,10 @@ MOST = 0.8
 whole was heard already."""
 
 
-def _powers(pcm: npt.NDArray[np.int16], rate: int) -> npt.NDArray[np.float64]:
-    """Mean power of each whole frame of ``pcm``, smoothed over five."""
+def frame_power(pcm: npt.NDArray[np.int16], rate: int) -> npt.NDArray[np.float64]:
+    """Mean power of each whole 10 ms frame of ``pcm`` (``rate`` in Hz),
+    smoothed over 50 ms; an incomplete last frame is left out. (The ear's
+    level measures in ``companion.referee.stream`` use it too.)"""
     frame = round(FRAME_S * rate)
     x = pcm[:len(pcm) // frame * frame].astype(np.float64).reshape(-1, frame)
     return np.convolve(np.mean(x * x, axis=1), np.ones(5) / 5, mode="same")
@@ -89,7 +91,7 @@ def caller_stretch(beam: npt.NDArray[np.int16], masked: npt.NDArray[np.int16],
     ``ValueError`` when the two differ in length."""
     if len(beam) != len(masked):
         raise ValueError(f"the masked copy has {len(masked)} samples, not {len(beam)}")
-    pb, pm = _powers(beam, rate), _powers(masked, rate)
+    pb, pm = frame_power(beam, rate), frame_power(masked, rate)
     if len(pb) < 2 * round(SHORTEST_S / FRAME_S):
         return None
     share = pm / (pb + 1e-9)
