@@ -60,7 +60,20 @@ frame levels lies within this many dB of its 10th (the quietest third of
 it is one level). Chosen between the spreads measured in clean audio and
 white noise and those in kitchen noise and talk (the same section)."""
 MIN_FRAMES = 8
-"""Fewer voiced frames than this (80 ms) is no word: no gap is given."""
+"""A take with fewer voiced frames than this (80 ms) is no word, and is
+not enrolled."""
+MATCH_MIN_FRAMES = 5
+"""An utterance cut close over a steady floor (``STEADY_FLOOR_DB``), or a
+noisy copy of a take cut so, is compared when it keeps this many frames
+(50 ms) or more; anything else needs ``MIN_FRAMES``. In steady noise a word
+keeps little more than its loudest sounds (the vowel of "six", its s and k
+under the hiss), and so do the takes' copies in the same noise: held to
+``MIN_FRAMES``, such a word met no copy of its own takes and the takes had
+no say. Not for other cuts: in the simulated rooms short sounds after a
+call (a tail, a breath) then fitted the short copies of a word owed and
+were taken as calls. Chosen on the generated development split (dev
+speakers, enrolled) among 8, 6, 5 and 4 frames, and checked on the rooms:
+bench/RESULTS.md, "Short words in steady noise"."""
 NOISY_SNR_DB = 30.0
 """An utterance less than this many dB above its noise floor is also compared
 with copies of the takes in white noise at its own SNR (clean takes against a
@@ -442,7 +455,7 @@ class Enrollment:
             if word not in noisy:
                 copies = [features(in_noise(pcm, step, seed=i), margin_db)
                           for i, pcm in enumerate(audio.get(word, []))]
-                noisy[word] = [c for c in copies if len(c) >= MIN_FRAMES]
+                noisy[word] = [c for c in copies if len(c) >= _least(margin_db)]
         return {w: clean[w] + noisy[w] for w in clean}
 
     def words(self, player: str) -> set[str]:
@@ -484,7 +497,7 @@ class Enrollment:
             return None
         ceps = _cepstra(pcm, margin)
         feats = _normalized(ceps, local=False)
-        if len(feats) < MIN_FRAMES:
+        if len(feats) < _least(margin):
             return None
         words = [w for w, takes in mine.items() for _ in takes]
         flat = [t for takes in mine.values() for t in takes]
@@ -504,6 +517,13 @@ class Enrollment:
         best_fit = None if not best_spread else near[best] / best_spread
         return Match(gap=float(near[word] - other), word=word, fit=fit, best_fit=best_fit,
                      best_word=best)
+
+
+def _least(margin_db: float) -> int:
+    """The fewest frames an utterance or a noisy copy of a take cut
+    ``margin_db`` over its floor must keep to be compared: ``MATCH_MIN_FRAMES``
+    for the close cut over a steady floor, else ``MIN_FRAMES``."""
+    return MATCH_MIN_FRAMES if margin_db == STEADY_FLOOR_DB else MIN_FRAMES
 
 
 def _nearest(words: Sequence[str], found: npt.NDArray[np.float64]) -> dict[str, float]:
