@@ -60,8 +60,9 @@ frame levels lies within this many dB of its 10th (the quietest third of
 it is one level). Chosen between the spreads measured in clean audio and
 white noise and those in kitchen noise and talk (the same section)."""
 MIN_FRAMES = 8
-"""A take with fewer voiced frames than this (80 ms) is no word, and is
-not enrolled."""
+"""Fewer voiced frames than this (80 ms) is no word: a take so short is
+not enrolled, and an utterance so short is given no gap (except after the
+close cut over a steady floor: ``MATCH_MIN_FRAMES``)."""
 MATCH_MIN_FRAMES = 5
 """An utterance cut close over a steady floor (``STEADY_FLOOR_DB``), or a
 noisy copy of a take cut so, is compared when it keeps this many frames
