@@ -155,13 +155,11 @@ def _talk_track(rng: np.random.Generator, commands: list[Path], seconds: float,
     n = int(seconds * RATE)
     out = np.zeros(n)
     pos = 0
-    first = True
     while pos < n:
         x = _read(commands[int(rng.integers(len(commands)))])
         x = x / _rms(x) * 10 ** (rng.uniform(-2, 2) / 20)
-        if first:
+        if pos == 0:  # the first recording, joined part way through
             x = x[int(rng.uniform(0, 1) * len(x)):]
-            first = False
         end = min(n, pos + len(x))
         out[pos:end] += x[:end - pos]
         pos = end + int(rng.uniform(0.15, 0.7) * RATE)

@@ -58,9 +58,8 @@ def ratios(seeds: list[int], sessions: int, array: str = "usb4"
                         active = np.zeros(len(calls), dtype=bool)
                         for c in rendered.calls:
                             active[int(c.onset_t * rate):int(c.end_t * rate)] = True
-                        level = float(np.sqrt(np.mean(calls[active] ** 2)))
-                        talk = talk * (level / float(np.sqrt(np.mean(talk ** 2)))
-                                       * 10 ** (-snr / 20))
+                        level = roomsim._rms(calls[active])
+                        talk = talk * (level / roomsim._rms(talk) * 10 ** (-snr / 20))
                         for j, c in enumerate(rendered.calls):
                             a, b = int(c.onset_t * rate), int(c.end_t * rate)
                             ratio = np.mean(calls[a:b] ** 2) / (np.mean(talk[a:b] ** 2) + 1e-12)
