@@ -532,6 +532,27 @@ def test_the_takes_and_the_recognizer_naming_one_wrong_word_lower_both_lines() -
     assert th.template_agree >= 2 * 0.99
 
 
+def test_two_witnesses_rule_a_wrong_number_the_recognizer_barely_heard() -> None:
+    """White noise at 10 dB (development split, s026): "nine" said where a
+    six was owed, heard as "five" at only 0.28; the caller's takes of five
+    fitted it best, as a repeat (0.87), the six's 2.62 worse, in steady
+    noise. The takes and the recognizer name one wrong word: a mistake (the
+    call was wrong, whichever word it was), though the recognizer's
+    confidence is below the bar the agreement had before (0.3). A word the
+    recognizer placed with next to no confidence is no witness: unsure."""
+    th = Thresholds()
+    wrong = ENROLLED | {"zero", "eight", "nine"}
+    five = Evidence(words=(w("five", 0.277),), decoded=(w("five", 0.277),), expected=("six",),
+                    template_gap=2.62, template_word="six", template_fit=1.45,
+                    template_best_fit=0.87, template_best_word="five", enrolled=wrong,
+                    heard_only=frozenset({"zero", "eight", "nine"}),
+                    loud_db=-26.0, reference_db=-26.1, floor_dbfs=-35.2, steady=True)
+    assert th.mistake_agreed <= 0.277
+    assert decide(five, th).outcome == "mistake"
+    barely = (w("five", 0.05),)
+    assert decide(replace(five, words=barely, decoded=barely), th).outcome == "unsure"
+
+
 def test_a_wrong_numbers_takes_lower_the_bar_only_when_they_agree() -> None:
     """A simulated table (arrays' dev room, seed 501): a correct "six"
     heard as "eight" at 0.93; the player's "eight" takes, compared only
