@@ -198,6 +198,7 @@ def test_in_hiss_a_wrong_number_barely_heard_is_caught_when_the_takes_name_it(
     ok = {(r["player"], r["count"]) for r in rulings if r["type"] == "call_ok"}
     assert ok <= {(c["player"], c["count"]) for c in t["calls"] if c["kind"] in ("right", "gun")}
 
+
 def test_talk_running_into_a_flip_is_judged_by_the_call_owed_after_it(tmp_path: Path) -> None:
     """s011, far field with talk, enrolled: Beth's "six" comes right after
     talk that ran on across her flip; heard as a phone sound, it was once
