@@ -171,6 +171,8 @@ def test_an_out_of_range_number_by_a_real_voice_is_no_right_call(sphinx: SphinxR
 
 
 ENROLLED = frozenset({"one", "two", "three", "four", "five", "six", "seven"})
+WRONG_NUMBERS = frozenset({"zero", "eight", "nine"})
+"""The wrong numbers the voices page asks for after the count words."""
 
 
 def enrolled(word: str, confidence: float, gap: float, fit: float | None = 1.6,
@@ -526,7 +528,7 @@ def test_the_takes_and_the_recognizer_naming_one_wrong_word_lower_both_lines() -
     eight = Evidence(words=(w("eight", 0.96),), decoded=(w("eight", 0.96),), expected=("six",),
                      template_gap=0.99, template_word="six", template_fit=1.79,
                      template_best_fit=1.45, template_best_word="eight",
-                     enrolled=ENROLLED | {"zero", "eight", "nine"}, loud_db=-28.0,
+                     enrolled=ENROLLED | WRONG_NUMBERS, loud_db=-28.0,
                      reference_db=-26.1, floor_dbfs=-60.0, steady=True)
     assert decide(eight, th).outcome == "unsure"
     assert th.template_agree >= 2 * 0.99
@@ -541,11 +543,11 @@ def test_two_witnesses_rule_a_wrong_number_the_recognizer_barely_heard() -> None
     confidence is below the bar the agreement had before (0.3). A word the
     recognizer placed with next to no confidence is no witness: unsure."""
     th = Thresholds()
-    wrong = ENROLLED | {"zero", "eight", "nine"}
     five = Evidence(words=(w("five", 0.277),), decoded=(w("five", 0.277),), expected=("six",),
                     template_gap=2.62, template_word="six", template_fit=1.45,
-                    template_best_fit=0.87, template_best_word="five", enrolled=wrong,
-                    heard_only=frozenset({"zero", "eight", "nine"}),
+                    template_best_fit=0.87, template_best_word="five",
+                    enrolled=ENROLLED | WRONG_NUMBERS,
+                    heard_only=WRONG_NUMBERS,
                     loud_db=-26.0, reference_db=-26.1, floor_dbfs=-35.2, steady=True)
     assert th.mistake_agreed <= 0.277
     assert decide(five, th).outcome == "mistake"
@@ -564,8 +566,8 @@ def test_a_wrong_numbers_takes_lower_the_bar_only_when_they_agree() -> None:
     eight = Evidence(words=(w("eight", 0.927),), decoded=(w("eight", 0.927),),
                      expected=("six",), template_gap=0.76, template_word="six",
                      template_fit=1.63, template_best_fit=1.35, template_best_word="eight",
-                     enrolled=ENROLLED | {"zero", "eight", "nine"},
-                     heard_only=frozenset({"zero", "eight", "nine"}),
+                     enrolled=ENROLLED | WRONG_NUMBERS,
+                     heard_only=WRONG_NUMBERS,
                      loud_db=-28.5, reference_db=-29.1, floor_dbfs=-64.2)
     assert decide(eight, th).outcome == "unsure"
     assert decide(replace(eight, heard_only=frozenset()), th).outcome == "mistake"
