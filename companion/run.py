@@ -216,6 +216,7 @@ def _run(*, port: int, host: str, pinout: Any, db: Path | None, microphone: str 
              "Speech checking is off: calls are not checked by ear.")
     else:
         try:
+            from companion.referee.adaptation import Adapter
             from companion.referee.recognizer import open_recognizer
             from companion.referee.stream import CallLevels, Listener
 
@@ -226,9 +227,11 @@ def _run(*, port: int, host: str, pinout: Any, db: Path | None, microphone: str 
                  "Listening: calls are checked by ear.")
 
             levels = CallLevels()  # the callers' loudness outlives a reopened stream
+            # each player's adapted model, built in the background from their takes
+            adapter = Adapter(wait=False)
 
             def listener_for(rate: int) -> Any:
-                return Listener(engine, rate, levels=levels)
+                return Listener(engine, rate, levels=levels, adapter=adapter)
         except (AudioDeviceError, RecognizerError) as exc:
             mic, listener_for = None, None
             why = str(exc)

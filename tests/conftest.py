@@ -39,6 +39,17 @@ def _replayed(path: Path, game_id: int, events: int, lexicon: Any) -> list[dict[
     return [r.to_dict() for r in replay(session)]
 
 
+@pytest.fixture(autouse=True, scope="session")
+def adapted_models_in_a_test_folder(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """Players' adapted models (``companion.referee.adaptation``) are kept
+    in a folder of this test run, not the user's cache, and shared by its
+    tests (replays in subprocesses too: they inherit the variable)."""
+    patch = pytest.MonkeyPatch()
+    patch.setenv("COMPANION_CACHE", str(tmp_path_factory.mktemp("cache")))
+    yield
+    patch.undo()
+
+
 @pytest.fixture(autouse=True)
 def live_rulings_equal_the_replay(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     tables: list[Table] = []

@@ -34,6 +34,7 @@ import numpy.typing as npt
 from companion.errors import EventError, RecognizerError
 from companion.events import Audio, Event, Say
 from companion.games.base import Match
+from companion.referee.adaptation import Adapter
 from companion.referee.decision import DEFAULT, Evidence, Thresholds, Verdict
 from companion.referee.enrollment import count_words, load_enrollment
 from companion.referee.recognizer import Recognizer, open_recognizer
@@ -54,13 +55,17 @@ class EarSettings:
     end of utterances). ``chunk``: seconds per block fed [0.03].
     ``thresholds``: the decision's. ``trace``: gets every utterance's
     ``(Evidence, Verdict)`` (the benchmark's), or None. ``listener``: the
-    ``Listener`` class (the benchmark's metered subclass)."""
+    ``Listener`` class (the benchmark's metered subclass). ``adapt``:
+    with enrolled takes, an unsure call is also heard with the caller's
+    adapted model (``companion.referee.adaptation``; the replay waits for
+    each player's model to be built, once: they are kept)."""
 
     vad: VadSettings = field(default_factory=VadSettings)
     chunk: float = CHUNK_S
     thresholds: Thresholds = DEFAULT
     trace: list[tuple[Evidence, Verdict]] | None = None
     listener: type[Listener] = Listener
+    adapt: bool = True
 
 
 MAX_CHANNELS = 32
@@ -199,8 +204,9 @@ def hear_recording(recognizer: Recognizer, pcm: npt.NDArray[np.int16], rate: int
     takes (``companion.referee.templates``)."""
     s = settings or EarSettings()
     steer = InOrder(match)  # what the replay will make of the events so far
+    adapter = Adapter() if s.adapt and enrollment is not None else None
     listener = s.listener(recognizer, rate, vad=s.vad, thresholds=s.thresholds, trace=s.trace,
-                          enrollment=enrollment)
+                          enrollment=enrollment, adapter=adapter)
     set_grammar(listener, steer.match)
     chunk = max(1, round(s.chunk * rate))
     says: list[Say] = []

@@ -103,6 +103,8 @@ class Recognizer(ABC):
     sample_rate: int
     twins: bool = False
     """Whether ``twin`` gives a twin (without making one)."""
+    adaptable: bool = False
+    """Whether ``adapted`` gives a recognizer on a player's adapted model."""
 
     def __init__(self, spellings: Spellings | None = None) -> None:
         self.spellings = spellings or Spellings()
@@ -140,6 +142,15 @@ class Recognizer(ABC):
         its decodes leave this one's state alone, and it takes its
         vocabulary from this one when it decodes (``follow``). Raises
         ``RecognizerError`` if it cannot be loaded."""
+        return None
+
+    def adapted(self, model: Path) -> Recognizer | None:
+        """A recognizer like this one on the acoustic model in folder
+        ``model`` (a player's adapted model,
+        ``companion.referee.adaptation``), whose decodes leave this one's
+        state alone; None if the backend has no such models (only
+        pocketsphinx has). Raises ``RecognizerError`` if it cannot be
+        loaded."""
         return None
 
     def follow(self, other: Recognizer) -> None:

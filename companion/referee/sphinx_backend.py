@@ -89,7 +89,10 @@ class SphinxSettings:
     grammar (``call_grammar``) [the default]; ``"jsgf"`` has pocketsphinx
     compile the same language from its JSGF rule, whose lattice holds far
     more nodes: much slower, and the posteriors the decision was first
-    calibrated on (``SphinxRecognizer.confirmer``)."""
+    calibrated on (``SphinxRecognizer.confirmer``).
+    ``model``: the folder of the acoustic model (pocketsphinx's ``-hmm``)
+    [None: the bundled ``en-us``]; a player's adapted model
+    (``companion.referee.adaptation``, ``SphinxRecognizer.adapted``)."""
 
     llr_center: float = 5.5
     llr_slope: float = 1.0
@@ -100,6 +103,7 @@ class SphinxSettings:
     noise_fillers: bool = False
     wbeam: float = 7e-29
     grammar: Literal["call", "jsgf"] = "call"
+    model: str | None = None
 
 
 def _token(phrase: str) -> str:
@@ -161,6 +165,7 @@ class SphinxRecognizer(Recognizer):
     name = "pocketsphinx"
     sample_rate = 16000
     twins = True
+    adaptable = True
 
     def __init__(self, spellings: Spellings | None = None,
                  settings: SphinxSettings | None = None, *,
@@ -172,7 +177,8 @@ class SphinxRecognizer(Recognizer):
             """Where the words' pronunciations come from."""
             self._decoder = sphinx_decoder.one_word_decoder(
                 None if self.settings.noise_fillers else sphinx_decoder.SILENCE_FILLERS,
-                wip=self.settings.wip, wbeam=self.settings.wbeam)
+                wip=self.settings.wip, wbeam=self.settings.wbeam,
+                **({"hmm": self.settings.model} if self.settings.model else {}))
         except (ImportError, RuntimeError, OSError) as exc:
             raise RecognizerError(f"pocketsphinx cannot be loaded: {exc}") from None
         self._logmath = self._decoder.get_logmath()
@@ -219,6 +225,13 @@ class SphinxRecognizer(Recognizer):
         if self._confirmer is None:
             self._confirmer = self._sibling(replace(self.settings, grammar="jsgf", wbeam=1e-24))
         return self._confirmer
+
+    def adapted(self, model: Path) -> SphinxRecognizer:
+        """A recognizer like this one (its settings, spellings and
+        dictionary) on the acoustic model in folder ``model`` (a player's,
+        ``companion.referee.adaptation.Adapter``), with a decoder of its
+        own. Raises ``RecognizerError`` if pocketsphinx cannot load it."""
+        return self._sibling(replace(self.settings, model=str(model)))
 
     def _known(self, word: str, game_word: str) -> bool:
         """Whether the decoder can listen for ``word`` (one word of

@@ -34,16 +34,20 @@ an utterance.
 from __future__ import annotations
 
 import itertools
+import logging
 import math
 from collections import deque
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field, replace
+from pathlib import Path
 
 import numpy as np
 import numpy.typing as npt
 import soxr
 
+from companion.errors import RecognizerError
 from companion.events import Say
+from companion.referee.adaptation import AdaptationError, Adapter
 from companion.referee.clock import SampleClock
 from companion.referee.decision import (
     DEFAULT,
@@ -62,6 +66,8 @@ from companion.referee.recognizer import Recognizer, Word
 from companion.referee.stretch import caller_stretch, frame_power
 from companion.referee.templates import STEADY_SPREAD_DB, Enrollment, Match, steady
 from companion.referee.vad import Segment, Segmenter, VadSettings
+
+log = logging.getLogger(__name__)
 
 FOREGROUND_DB = 18.0
 """Only the loud part of an utterance is decoded: from the first to the last
@@ -259,12 +265,14 @@ class Hearing:
     second opinions): its samples ``pcm`` (16-bit mono at the listener's
     rate), the ``loud`` part and ``last_voiced`` in seconds from its first
     sample, and ``cut``: the index in the decoded stretch of that first
-    sample (0: the whole stretch)."""
+    sample (0: the whole stretch). ``recognizer``: the one that decodes
+    it (None: the listener's recognizer's twin)."""
 
     pcm: npt.NDArray[np.int16]
     loud: tuple[float, float]
     last_voiced: float
     cut: int = 0
+    recognizer: Recognizer | None = None
 
 
 class Listener:
@@ -282,15 +290,20 @@ class Listener:
     is heard again in a noise-suppressed copy of the stream, and taken as
     the call owed if the decision rules that copy right
     (``companion.referee.enhance``; only for a recognizer at 16 kHz with a
-    twin, ``Recognizer.twins``: without one no copy is made). The
-    recognizer's confirmer (``Recognizer.confirmer``) is loaded here; raises
-    ``RecognizerError`` if it cannot be."""
+    twin, ``Recognizer.twins``: without one no copy is made). ``adapter``:
+    builds each caller's own acoustic model from their enrolled takes
+    (``companion.referee.adaptation``); such an utterance is also heard
+    once more with the caller's model, taken, like the copy, only if ruled
+    right there (pocketsphinx only, ``Recognizer.adapted``; None: never).
+    The recognizer's confirmer (``Recognizer.confirmer``) is loaded here;
+    raises ``RecognizerError`` if it cannot be."""
 
     def __init__(self, recognizer: Recognizer, device_rate: int, *,
                  vad: VadSettings | None = None, clock: SampleClock | None = None,
                  levels: CallLevels | None = None, thresholds: Thresholds = DEFAULT,
                  trace: list[tuple[Evidence, Verdict]] | None = None,
-                 enrollment: Enrollment | None = None, second_opinion: bool = True) -> None:
+                 enrollment: Enrollment | None = None, second_opinion: bool = True,
+                 adapter: Adapter | None = None) -> None:
         self.recognizer = recognizer
         self.device_rate = int(device_rate)
         self.rate = recognizer.sample_rate
@@ -318,6 +331,8 @@ class Listener:
         # an array's seat-masked beam), kept only when there is a twin to decode it.
         self.masked: StreamCopy | None = None
         self._copy_resampler = self._new_resampler()
+        self.adapter = adapter if recognizer.adaptable else None
+        self._adapted: tuple[Path, Recognizer | None] | None = None  # one caller's at a time
         recognizer.confirmer()  # loaded now, not when the game's first mistake is heard
         self._later: list[Heard] = []  # calls heard after a flip inside an utterance
         self._earlier: list[Heard] = []  # a voice before a flip, its onset moved past it
@@ -371,6 +386,8 @@ class Listener:
         self._pending_owed = [p for p in self._pending_owed if p.at < at]
         self._pending_owed.append(Owed(expected_of(words), player, ordered, at, timed))
         self._apply_vocab()
+        if self.adapter is not None and not self.adapter.wait:
+            self._adapted_model(player)  # built in the background before it is needed
 
     def _apply_vocab(self, *, rise: bool = False) -> None:
         """Let a new vocabulary and call owed take over between utterances;
@@ -581,12 +598,13 @@ class Listener:
             if verdict.outcome == "right":  # the caller's own word, inside the talk
                 heard, other_level = [spot[1]], True
                 onset = max(onset, base + spot[1].start)
-        if (not early and (self.masked is not None or self.suppressor is not None)
+        if (not early and (self.masked is not None or self.suppressor is not None
+                           or self.adapter is not None)
                 and expected and verdict.outcome in ("unsure", "talk")
                 and (evidence.template_gap is None
                      or evidence.template_gap < self.thresholds.template_mistake)):
             # (not when the caller's takes of the raw call favour another word)
-            for hearing in self._hearings(seg, first, last, (lo, hi), last_voiced):
+            for hearing in self._hearings(seg, first, last, (lo, hi), last_voiced, owed.caller):
                 second = self._second_opinion(seg, hearing, onset, owed)
                 if second is not None:  # heard in that hearing: the call owed
                     evidence, verdict, heard = second
@@ -726,7 +744,7 @@ class Listener:
         return checked, verdict, weighed, heard, level
 
     def _hearings(self, seg: Segment, first: int, last: int, loud: tuple[float, float],
-                  last_voiced: float) -> Iterator[Hearing]:
+                  last_voiced: float, caller: str | None) -> Iterator[Hearing]:
         """The other hearings of the utterance ``seg``'s decoded stretch
         ``first:last`` (the ``loud`` part and ``last_voiced`` in seconds
         from ``first``), in the order the ear tries them, each made only
@@ -734,7 +752,9 @@ class Listener:
         caller's own stretch of it alone (``stretch.caller_stretch``: the
         copy against the beam), then the beam's own samples over that
         stretch (the mask reshapes a word's spectrum; the beam does not);
-        the noise suppressor's copy (``suppressor``)."""
+        the noise suppressor's copy (``suppressor``); with ``caller``'s
+        adapted model (``_adapted_recognizer``), the stretch itself, then
+        the suppressor's copy."""
         raw = seg.pcm[first:last]
         if self.masked is not None:
             masked = self.masked.copy(seg.start + first, raw)
@@ -745,8 +765,46 @@ class Listener:
                 span = (0.0, (end - cut) / self.rate)
                 yield Hearing(masked[cut:end], span, span[1], cut)
                 yield Hearing(raw[cut:end], span, span[1], cut)
+        suppressed = None
         if self.suppressor is not None:
-            yield Hearing(self.suppressor.copy(seg.start + first, raw), loud, last_voiced)
+            suppressed = self.suppressor.copy(seg.start + first, raw)
+            yield Hearing(suppressed, loud, last_voiced)
+        adapted = self._adapted_recognizer(caller)
+        if adapted is not None:
+            yield Hearing(raw, loud, last_voiced, recognizer=adapted)
+            if suppressed is not None:
+                yield Hearing(suppressed, loud, last_voiced, recognizer=adapted)
+
+    def _adapted_model(self, caller: str | None) -> Path | None:
+        """The folder of ``caller``'s adapted model (``adapter``), from their
+        enrolled takes; None without an adapter, takes or (building in the
+        background) yet, or when it cannot be built (logged)."""
+        if self.adapter is None or self.enrollment is None or caller is None:
+            return None
+        takes = self.enrollment.audio.get(caller)
+        if not takes:
+            return None
+        try:
+            return self.adapter.model(takes)
+        except (AdaptationError, OSError) as exc:
+            log.warning("%s's voice could not be adapted; heard without it: %s", caller, exc)
+            return None
+
+    def _adapted_recognizer(self, caller: str | None) -> Recognizer | None:
+        """A recognizer on ``caller``'s adapted model (``_adapted_model``;
+        one caller's is kept at a time: a decoder per player would cost an
+        acoustic model's memory each), or None."""
+        model = self._adapted_model(caller)
+        if model is None:
+            return None
+        if self._adapted is None or self._adapted[0] != model:
+            try:
+                recognizer = self.recognizer.adapted(model)
+            except RecognizerError as exc:
+                log.warning("an adapted model could not be loaded: %s", exc)
+                recognizer = None
+            self._adapted = (model, recognizer)
+        return self._adapted[1]
 
     def _second_opinion(self, seg: Segment, hearing: Hearing, onset: float, owed: Owed,
                         ) -> tuple[Evidence, Verdict, list[Word]] | None:
@@ -765,7 +823,7 @@ class Listener:
         "seven" go with the hiss). The evidence, verdict and heard words
         (times from the utterance's decoded stretch) when it is right; None
         otherwise."""
-        twin = self.recognizer.twin()
+        twin = hearing.recognizer or self.recognizer.twin()
         assert twin is not None  # the other hearings are kept only for a twin
         base = Evidence(words=(), reference_db=self.levels.reference(),
                         floor_dbfs=self.segmenter.floor_dbfs, expected=owed.expected,

@@ -1,0 +1,200 @@
+"""Each player's adapted acoustic model (``companion.referee.adaptation``),
+built with the real CMU Sphinx tools from a development speaker's FSDD
+takes, loaded by the real pocketsphinx, and used by the ear through
+``companion replay``. Nothing is mocked: a missing tool is made by pointing
+the adapter at an empty folder."""
+
+from __future__ import annotations
+
+import json
+import struct
+import sys
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+import soundfile as sf
+import soxr
+
+from companion.referee.adaptation import (
+    AdaptationError,
+    Adapter,
+    Tools,
+    bundled_model,
+    write_mixture_weights,
+)
+from companion.referee.recognizer import Spellings
+from companion.referee.sphinx_backend import SphinxRecognizer
+
+REPO = Path(__file__).resolve().parents[1]
+HUMAN = next((p for p in (REPO / ".." / "shared" / "human-calls",
+                          REPO / ".." / ".." / "shared" / "human-calls") if p.is_dir()),
+             REPO / ".." / "shared" / "human-calls")
+FSDD = HUMAN / "raw" / "fsdd"
+DIGITS = ["zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine"]
+
+needs_fsdd = pytest.mark.skipif(not FSDD.is_dir(), reason="../shared/human-calls is not here")
+
+
+def fsdd(word: str, speaker: str, take: int) -> np.ndarray:
+    """One FSDD take at 16 kHz (16-bit scale, float)."""
+    x, rate = sf.read(FSDD / f"{DIGITS.index(word)}_{speaker}_{take}.wav", dtype="int16")
+    return np.asarray(soxr.resample(x.astype(np.float32), rate, 16000), dtype=np.float64)
+
+
+def enrolled(speaker: str) -> dict[str, list[np.ndarray]]:
+    """The speaker's takes 0-2 of the ten digits: what a player enrolls
+    (no session says them)."""
+    return {w: [fsdd(w, speaker, k) for k in range(3)] for w in DIGITS}
+
+
+def test_the_bundled_mixture_weights_are_read_as_probabilities(tmp_path: Path) -> None:
+    out = tmp_path / "mixture_weights"
+    write_mixture_weights(bundled_model() / "sendump", out)
+    data = out.read_bytes()
+    end = data.index(b"endhdr\n") + len(b"endhdr\n")
+    assert end % 4 == 0 and struct.unpack_from("<i", data, end)[0] == 0x11223344
+    senones, streams, codewords, size = struct.unpack_from("<4I", data, end + 4)
+    assert (streams, codewords, size) == (3, 128, senones * streams * codewords)
+    weights = np.frombuffer(data, "<f4", size, end + 20).reshape(senones, streams, codewords)
+    sums = weights.sum(axis=2)
+    # each senone's weights over a stream's codewords: a distribution (the
+    # quantized small weights are rounded down, so a little under 1)
+    assert (weights >= 0).all() and sums.min() > 0.8 and sums.max() <= 1.0 + 1e-3
+
+
+def test_a_cut_sendump_is_refused_by_name(tmp_path: Path) -> None:
+    cut = tmp_path / "sendump"
+    cut.write_bytes((bundled_model() / "sendump").read_bytes()[:5000])
+    with pytest.raises(AdaptationError, match="sendump"):
+        write_mixture_weights(cut, tmp_path / "mixture_weights")
+
+
+def test_a_missing_tool_is_named_with_its_package(tmp_path: Path) -> None:
+    with pytest.raises(AdaptationError, match="sphinxtrain"):
+        Tools.find(sphinxtrain=tmp_path)
+
+
+@needs_fsdd
+def test_a_players_model_is_built_once_and_hears_their_six(tmp_path: Path) -> None:
+    """george's takes 0-2 of the digits adapt the means and variances (the
+    rest stays the bundled model's); the model is kept under the takes'
+    digest and found again without running a tool (the second adapter's
+    tools do not exist). Decoded with it, george's later takes of "six"
+    (3-29, never enrolled), which the bundled model mostly hears as
+    another number, are heard as "six" more often."""
+    takes = enrolled("george")
+    model = Adapter(tmp_path).model(takes)
+    assert model is not None and model.parent == tmp_path
+    base = bundled_model()
+    for name in ("sendump", "mdef", "transition_matrices"):
+        assert (model / name).read_bytes() == (base / name).read_bytes()
+    for name in ("means", "variances"):
+        assert (model / name).read_bytes() != (base / name).read_bytes()
+    nowhere = Tools(*(tmp_path / "none" for _ in range(4)))
+    assert Adapter(tmp_path, tools=nowhere).model(takes) == model
+
+    bundled = SphinxRecognizer(Spellings())
+    bundled.set_vocabulary([*DIGITS, "ten", "eleven", "twelve"])
+    adapted = bundled.adapted(model)
+    adapted.follow(bundled)
+    pad = np.zeros(4800)
+    heard = {"bundled": 0, "adapted": 0}
+    for take in range(3, 30):
+        pcm = np.concatenate([pad, fsdd("six", "george", take), pad]).astype(np.int16)
+        for name, recognizer in (("bundled", bundled), ("adapted", adapted)):
+            words = recognizer.decode(pcm)
+            heard[name] += bool(words) and words[0].text == "six"
+    assert heard["adapted"] > heard["bundled"]
+
+
+@needs_fsdd
+def test_in_the_background_the_model_is_ready_later(tmp_path: Path) -> None:
+    adapter = Adapter(tmp_path, wait=False)
+    takes = {w: t[:1] for w, t in enrolled("jackson").items()}
+    assert adapter.model(takes) is None  # building: the ear goes on without it
+    assert adapter.idle(timeout=120)
+    model = adapter.model(takes)
+    assert model is not None and (model / "means").is_file()
+
+
+@needs_fsdd
+def test_a_failed_build_is_not_tried_again(tmp_path: Path) -> None:
+    nowhere = Tools(*(tmp_path / "none" for _ in range(4)))
+    adapter = Adapter(tmp_path / "models", tools=nowhere)
+    takes = {"six": [fsdd("six", "lucas", 0)]}
+    with pytest.raises(AdaptationError, match="could not run"):
+        adapter.model(takes)
+    assert adapter.model(takes) is None
+
+
+def generated(tmp: Path, condition: str, rounds: int) -> tuple[Path, dict[str, Any]]:
+    """The ``rounds``-th round of the generated development split
+    (``bench/humanset.py --seed 17``), enrolled as ``bench/enrolled.py
+    --takes 3`` does (the count words and the wrong numbers), and its
+    truth."""
+    sys.path.insert(0, str(REPO / "bench"))
+    import enrolled as enroll_bench
+    import humanset
+
+    humanset.main(["--out", str(tmp / "set"), "--seed", "17", "--rounds", str(rounds),
+                   "--splits", "dev", "--conditions", condition])
+    enroll_bench.enroll_set(tmp / "set", tmp / "enrolled", 3, FSDD,
+                            enroll_bench.COUNT_WORDS + enroll_bench.WRONG_NUMBERS)
+    t = json.loads((tmp / "set" / "dev" / "truth.jsonl").read_text().splitlines()[rounds - 1])
+    return tmp / "enrolled" / "dev" / condition / f"{t['session']}.jsonl", t
+
+
+@needs_fsdd
+def test_a_call_left_unsure_in_hiss_is_heard_with_the_callers_own_model(
+        tmp_path: Path) -> None:
+    """The generated development split's s009 in white noise at 10 dB: a
+    right call the bundled model's hearings (the raw call, the suppressed
+    copy) leave unsure is heard as the call owed with the caller's adapted
+    model and confirmed; without adaptation it has no ruling. No correct
+    call is ruled a mistake either way."""
+    from companion.referee.judge import EarSettings, audio_handler
+    from companion.replay import replay
+    from companion.session import load_session
+    from companion.voice.pack import lexicon_for_header, load_pack
+
+    path, t = generated(tmp_path, "white10", 10)
+    assert t["session"] == "s009"
+    call = t["calls"][4]
+    assert call["kind"] == "right"
+    pack = load_pack("en")
+    results = {}
+    for adapt in (False, True):
+        session = load_session(path, lexicon_for=lexicon_for_header)
+        handler = audio_handler(None, pack, settings=EarSettings(adapt=adapt))
+        results[adapt] = [r.to_dict() for r in replay(session, on_audio=handler)]
+    count = call["count"]
+    for adapt, rulings in results.items():
+        ok = {(r["player"], r["count"]) for r in rulings if r["type"] == "call_ok"}
+        assert ((call["player"], count) in ok) == adapt
+        right = {c["player"] for c in t["calls"] if c["kind"] in ("right", "gun")} - {
+            c["player"] for c in t["calls"] if c["kind"] not in ("right", "gun")}
+        assert not [m for m in rulings if m["type"] == "mistake" and m["player"] in right]
+
+
+@needs_fsdd
+def test_at_the_table_a_callers_model_is_built_when_their_turn_comes(tmp_path: Path) -> None:
+    """The live ear (``Adapter(wait=False)``) starts building a player's
+    model when the game says that player owes a call, in the background;
+    a player with no takes gets none."""
+    from companion.referee.stream import Listener
+    from companion.referee.templates import Enrollment
+
+    enrollment = Enrollment()
+    for word, takes in enrolled("lucas").items():
+        assert enrollment.add("Abby", word, takes[0])
+    adapter = Adapter(tmp_path, wait=False)
+    listener = Listener(SphinxRecognizer(Spellings()), 16000, enrollment=enrollment,
+                        adapter=adapter)
+    listener.set_expected(["two"], "Beth")  # never enrolled: nothing to build
+    assert adapter.idle(timeout=1) and not list(tmp_path.iterdir())
+    listener.set_expected(["one"], "Abby")
+    assert adapter.idle(timeout=120)
+    model = adapter.model(enrollment.audio["Abby"])
+    assert model is not None and (model / "means").is_file()
