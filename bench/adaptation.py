@@ -17,8 +17,6 @@ from __future__ import annotations
 
 import argparse
 import collections
-import os
-import platform
 import resource
 import sys
 import tempfile
@@ -28,6 +26,10 @@ from pathlib import Path
 import numpy as np
 import soundfile as sf
 import soxr
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from evening import machine
 
 from companion.referee.adaptation import Adapter
 from companion.referee.recognizer import Recognizer, Spellings
@@ -69,18 +71,6 @@ def heard(recognizer: Recognizer, speaker: str, takes: range, snr: float | None,
 
 def share(k: int, n: int) -> str:
     return f"{k}/{n} ({100 * k / n:.1f} %)"
-
-
-def machine() -> str:
-    cpu = platform.processor() or platform.machine()
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                cpu = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
-    return f"{cpu}, {os.cpu_count()} cores, Python {platform.python_version()}"
 
 
 def main(argv: list[str] | None = None) -> int:
