@@ -754,7 +754,7 @@ class Listener:
         stretch (the mask reshapes a word's spectrum; the beam does not);
         the noise suppressor's copy (``suppressor``); with ``caller``'s
         adapted model (``_adapted_recognizer``), the stretch itself, then
-        the suppressor's copy."""
+        (one microphone only) the suppressor's copy."""
         raw = seg.pcm[first:last]
         if self.masked is not None:
             masked = self.masked.copy(seg.start + first, raw)
@@ -772,7 +772,9 @@ class Listener:
         adapted = self._adapted_recognizer(caller)
         if adapted is not None:
             yield Hearing(raw, loud, last_voiced, recognizer=adapted)
-            if suppressed is not None:
+            if suppressed is not None and self.masked is None:
+                # (with an array it gained no call on the development rooms
+                # and took one said at another seat)
                 yield Hearing(suppressed, loud, last_voiced, recognizer=adapted)
 
     def _adapted_model(self, caller: str | None) -> Path | None:
