@@ -385,9 +385,10 @@ def test_a_call_the_beam_left_unsure_is_heard_right_through_the_seat_mask(
     # dB under the calls (seed 502's fifth round of the arrays benchmark):
     # Beth's "two" is left unsure by the beam's own hearing and ruled right
     # in its seat-masked copy. With the copy withheld (the mask patched
-    # out, nothing else) no call of Beth's is ruled in that window. The
-    # hearing with Beth's adapted model, tried after the mask, hears the
-    # call too; it is left out of both replays (its builds patched out).
+    # out, nothing else) no call of Beth's is ruled in that window. (With
+    # no masked copy the listener hears as one microphone does, whose last
+    # hearing, with the caller's adapted model, hears the call too: it is
+    # left out of both replays, its builds patched out.)
     monkeypatch.setattr(Adapter, "model", lambda self, takes, pronunciations=None: None)
     _ruled_right_only_by(tmp_path, 502 * 1000 + 4, 1, ("Beth", "two"),
                          lambda: monkeypatch.setattr(SteeredEar, "masked",

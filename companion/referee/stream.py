@@ -752,9 +752,9 @@ class Listener:
         caller's own stretch of it alone (``stretch.caller_stretch``: the
         copy against the beam), then the beam's own samples over that
         stretch (the mask reshapes a word's spectrum; the beam does not);
-        the noise suppressor's copy (``suppressor``); with ``caller``'s
-        adapted model (``_adapted_recognizer``), the stretch itself, then
-        (one microphone only) the suppressor's copy."""
+        the noise suppressor's copy (``suppressor``); with one microphone,
+        with ``caller``'s adapted model (``_adapted_recognizer``), the
+        stretch itself, then the suppressor's copy."""
         raw = seg.pcm[first:last]
         if self.masked is not None:
             masked = self.masked.copy(seg.start + first, raw)
@@ -769,12 +769,12 @@ class Listener:
         if self.suppressor is not None:
             suppressed = self.suppressor.copy(seg.start + first, raw)
             yield Hearing(suppressed, loud, last_voiced)
-        adapted = self._adapted_recognizer(caller)
+        # (not with an array: on the simulated development rooms it took a
+        # call said at another seat for the caller's)
+        adapted = self._adapted_recognizer(caller) if self.masked is None else None
         if adapted is not None:
             yield Hearing(raw, loud, last_voiced, recognizer=adapted)
-            if suppressed is not None and self.masked is None:
-                # (with an array it gained no call on the development rooms
-                # and took one said at another seat)
+            if suppressed is not None:
                 yield Hearing(suppressed, loud, last_voiced, recognizer=adapted)
 
     def _adapted_model(self, caller: str | None) -> Path | None:
