@@ -24,6 +24,7 @@ takes and their words, so a player's model is built once.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import logging
 import os
@@ -193,7 +194,6 @@ class Adapter:
         self._queue: list[tuple[str, dict[str, list[npt.NDArray[np.float64]]],
                                 dict[str, str]]] = []
         self._worker: threading.Thread | None = None
-        self._dictionary: CmuDictionary | None = None
 
     def model(self, takes: Mapping[str, Sequence[npt.ArrayLike]],
               pronunciations: Mapping[str, str] | None = None) -> Path | None:
@@ -237,10 +237,11 @@ class Adapter:
 
     def _pronunciations(self, takes: Mapping[str, object]) -> dict[str, str]:
         """Each word's first pronunciation in the bundled CMU dictionary
-        (words it lacks are left out)."""
-        if self._dictionary is None:
-            self._dictionary = CmuDictionary()
-        found = {w: self._dictionary.pronunciations(w) for w in takes}
+        (words it lacks are left out), read once per process for all
+        adapters (``_bundled_dictionary``)."""
+        dictionary = _bundled_dictionary()
+        dictionary.look_up(takes)  # one pass over the file for the words not read yet
+        found = {w: dictionary.pronunciations(w) for w in takes}
         return {w: p[0] for w, p in found.items() if p}
 
     def idle(self, timeout: float | None = None) -> bool:
@@ -349,6 +350,13 @@ class Adapter:
         finally:
             shutil.rmtree(work, ignore_errors=True)
         return out
+
+
+@functools.cache
+def _bundled_dictionary() -> CmuDictionary:
+    """The bundled CMU dictionary, one per process (it keeps the words it
+    has read)."""
+    return CmuDictionary()
 
 
 def _run(argv: list[str]) -> None:
