@@ -603,8 +603,11 @@ class Listener:
                 and expected and verdict.outcome in ("unsure", "talk")
                 and (evidence.template_gap is None
                      or evidence.template_gap < self.thresholds.template_mistake)):
-            # (not when the caller's takes of the raw call favour another word)
-            for hearing in self._hearings(seg, first, last, (lo, hi), last_voiced, owed.caller):
+            # (not when the caller's takes of the raw call favour another word;
+            # the caller's model does not hear again what was taken for talk:
+            # long, mostly other voices, the dearest decode for the fewest calls)
+            adapt_for = owed.caller if verdict.outcome == "unsure" else None
+            for hearing in self._hearings(seg, first, last, (lo, hi), last_voiced, adapt_for):
                 second = self._second_opinion(seg, hearing, onset, owed)
                 if second is not None:  # heard in that hearing: the call owed
                     evidence, verdict, heard = second
@@ -753,8 +756,8 @@ class Listener:
         copy against the beam), then the beam's own samples over that
         stretch (the mask reshapes a word's spectrum; the beam does not);
         the noise suppressor's copy (``suppressor``); with one microphone,
-        with ``caller``'s adapted model (``_adapted_recognizer``), the
-        stretch itself, then the suppressor's copy."""
+        with ``caller``'s adapted model (``_adapted_recognizer``; None: no
+        such hearing), the stretch itself, then the suppressor's copy."""
         raw = seg.pcm[first:last]
         if self.masked is not None:
             masked = self.masked.copy(seg.start + first, raw)
