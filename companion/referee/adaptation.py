@@ -343,7 +343,10 @@ class Adapter:
             model = work / "adapted"
             model.mkdir()
             for name in ("mdef", "feat.params", "noisedict", "sendump", "transition_matrices"):
-                shutil.copy(base / name, model / name)
+                try:  # the bundled model's files, shared with every player's model
+                    os.link(base / name, model / name)
+                except OSError:
+                    shutil.copy(base / name, model / name)
             for name in ("means", "variances"):
                 shutil.copy(adapted / name, model / name)
             _settle(model, out)
