@@ -56,9 +56,10 @@ class EarSettings:
     ``thresholds``: the decision's. ``trace``: gets every utterance's
     ``(Evidence, Verdict)`` (the benchmark's), or None. ``listener``: the
     ``Listener`` class (the benchmark's metered subclass). ``adapt``:
-    with enrolled takes, an unsure call is also heard with the caller's
-    adapted model (``companion.referee.adaptation``; the replay waits for
-    each player's model to be built, once: they are kept)."""
+    with enrolled takes and one microphone, an unsure call is also heard
+    with the caller's adapted model (``companion.referee.adaptation``; the
+    replay waits for each player's model to be built, once: they are
+    kept)."""
 
     vad: VadSettings = field(default_factory=VadSettings)
     chunk: float = CHUNK_S
