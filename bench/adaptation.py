@@ -24,7 +24,6 @@ import time
 from pathlib import Path
 
 import numpy as np
-import soundfile as sf
 import soxr
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -32,6 +31,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from evening import machine
 
 from companion.referee.adaptation import Adapter
+from companion.referee.judge import read_wav
 from companion.referee.recognizer import Recognizer, Spellings
 from companion.referee.sphinx_backend import SphinxRecognizer
 
@@ -46,7 +46,7 @@ recognizer's own floor fills them."""
 
 
 def take(word: str, speaker: str, k: int) -> np.ndarray:
-    x, rate = sf.read(FSDD / f"{DIGITS.index(word)}_{speaker}_{k}.wav", dtype="int16")
+    x, rate = read_wav(FSDD / f"{DIGITS.index(word)}_{speaker}_{k}.wav")
     return np.asarray(soxr.resample(x.astype(np.float32), rate, 16000), dtype=np.float64)
 
 

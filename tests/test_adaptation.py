@@ -14,8 +14,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-import soundfile as sf
-import soxr
+from fsdd import FSDD, needs_fsdd, take
 
 from companion.referee.adaptation import (
     AdaptationError,
@@ -28,19 +27,12 @@ from companion.referee.recognizer import Spellings
 from companion.referee.sphinx_backend import SphinxRecognizer
 
 REPO = Path(__file__).resolve().parents[1]
-HUMAN = next((p for p in (REPO / ".." / "shared" / "human-calls",
-                          REPO / ".." / ".." / "shared" / "human-calls") if p.is_dir()),
-             REPO / ".." / "shared" / "human-calls")
-FSDD = HUMAN / "raw" / "fsdd"
 DIGITS = ["zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine"]
 
-needs_fsdd = pytest.mark.skipif(not FSDD.is_dir(), reason="../shared/human-calls is not here")
 
-
-def fsdd(word: str, speaker: str, take: int) -> np.ndarray:
+def fsdd(word: str, speaker: str, k: int) -> np.ndarray:
     """One FSDD take at 16 kHz (16-bit scale, float)."""
-    x, rate = sf.read(FSDD / f"{DIGITS.index(word)}_{speaker}_{take}.wav", dtype="int16")
-    return np.asarray(soxr.resample(x.astype(np.float32), rate, 16000), dtype=np.float64)
+    return take(DIGITS.index(word), speaker, k).astype(np.float64)
 
 
 def enrolled(speaker: str) -> dict[str, list[np.ndarray]]:
@@ -101,8 +93,8 @@ def test_a_players_model_is_built_once_and_hears_their_six(tmp_path: Path) -> No
     adapted.follow(bundled)
     pad = np.zeros(4800)
     heard = {"bundled": 0, "adapted": 0}
-    for take in range(3, 30):
-        pcm = np.concatenate([pad, fsdd("six", "george", take), pad]).astype(np.int16)
+    for k in range(3, 30):
+        pcm = np.concatenate([pad, fsdd("six", "george", k), pad]).astype(np.int16)
         for name, recognizer in (("bundled", bundled), ("adapted", adapted)):
             words = recognizer.decode(pcm)
             heard[name] += bool(words) and words[0].text == "six"

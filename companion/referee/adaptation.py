@@ -33,13 +33,13 @@ import struct
 import subprocess
 import tempfile
 import threading
+import wave
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 import numpy.typing as npt
-import soundfile as sf
 
 from companion.errors import CompanionError
 from companion.referee.cmudict import CmuDictionary
@@ -312,8 +312,8 @@ class Adapter:
                     name = f"{len(names):03d}"
                     x = np.concatenate([pad, take, pad])
                     x = x + rng.normal(0.0, 32768.0 * 10 ** (FLOOR_DBFS / 20), len(x))
-                    sf.write(work / f"{name}.wav", np.clip(np.rint(x), -32768, 32767)
-                             .astype(np.int16), RATE, subtype="PCM_16")
+                    _write_wav(work / f"{name}.wav",
+                               np.clip(np.rint(x), -32768, 32767).astype(np.int16))
                     names.append(name)
                     transcripts.append(f"<s> {word} </s> ({name})")
             (work / "takes.ctl").write_text("\n".join(names) + "\n", encoding="ascii")
@@ -353,6 +353,16 @@ class Adapter:
         finally:
             shutil.rmtree(work, ignore_errors=True)
         return out
+
+
+def _write_wav(path: Path, pcm: npt.NDArray[np.int16]) -> None:
+    """16-bit mono PCM at ``RATE`` Hz as a WAV file (what ``sphinx_fe``
+    reads with ``-mswav``). Raises ``OSError``."""
+    with wave.open(str(path), "wb") as wf:
+        wf.setnchannels(1)
+        wf.setsampwidth(2)
+        wf.setframerate(RATE)
+        wf.writeframes(pcm.astype("<i2").tobytes())
 
 
 @functools.cache
