@@ -33,7 +33,6 @@ import struct
 import subprocess
 import tempfile
 import threading
-import wave
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -107,7 +106,7 @@ def bundled_model() -> Path:
     """The folder of pocketsphinx's bundled US English acoustic model."""
     import pocketsphinx
 
-    return Path(pocketsphinx.__file__).parent / "model" / "en-us" / "en-us"
+    return Path(pocketsphinx.get_model_path("en-us/en-us"))
 
 
 def write_mixture_weights(sendump: Path, out: Path) -> None:
@@ -300,6 +299,8 @@ class Adapter:
 
     def _build(self, key: str, takes: Mapping[str, Sequence[npt.NDArray[np.float64]]],
                pronunciations: Mapping[str, str]) -> Path:
+        from companion.audio.synth import write_wav  # only a build needs it, not the ear's start
+
         base, tools = self.base(), self.tools()
         out = self.root / key
         work = Path(tempfile.mkdtemp(dir=self.root, prefix=f".{key}-"))
@@ -312,8 +313,8 @@ class Adapter:
                     name = f"{len(names):03d}"
                     x = np.concatenate([pad, take, pad])
                     x = x + rng.normal(0.0, 32768.0 * 10 ** (FLOOR_DBFS / 20), len(x))
-                    _write_wav(work / f"{name}.wav",
-                               np.clip(np.rint(x), -32768, 32767).astype(np.int16))
+                    write_wav(work / f"{name}.wav",
+                              np.clip(np.rint(x), -32768, 32767).astype(np.int16), RATE)
                     names.append(name)
                     transcripts.append(f"<s> {word} </s> ({name})")
             (work / "takes.ctl").write_text("\n".join(names) + "\n", encoding="ascii")
@@ -353,16 +354,6 @@ class Adapter:
         finally:
             shutil.rmtree(work, ignore_errors=True)
         return out
-
-
-def _write_wav(path: Path, pcm: npt.NDArray[np.int16]) -> None:
-    """16-bit mono PCM at ``RATE`` Hz as a WAV file (what ``sphinx_fe``
-    reads with ``-mswav``). Raises ``OSError``."""
-    with wave.open(str(path), "wb") as wf:
-        wf.setnchannels(1)
-        wf.setsampwidth(2)
-        wf.setframerate(RATE)
-        wf.writeframes(pcm.astype("<i2").tobytes())
 
 
 @functools.cache
