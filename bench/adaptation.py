@@ -24,14 +24,13 @@ import time
 from pathlib import Path
 
 import numpy as np
-import soxr
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from evening import machine
+from humanset import Raw
 
 from companion.referee.adaptation import Adapter
-from companion.referee.judge import read_wav
 from companion.referee.recognizer import Recognizer, Spellings
 from companion.referee.sphinx_backend import SphinxRecognizer
 
@@ -45,19 +44,20 @@ PAD = 4800
 recognizer's own floor fills them."""
 
 
-def take(word: str, speaker: str, k: int) -> np.ndarray:
-    x, rate = read_wav(FSDD / f"{DIGITS.index(word)}_{speaker}_{k}.wav")
-    return np.asarray(soxr.resample(x.astype(np.float32), rate, 16000), dtype=np.float64)
+def take(raw: Raw, word: str, speaker: str, k: int) -> np.ndarray:
+    """An FSDD take at 16 kHz on the 16-bit scale (``bench/humanset.py``'s
+    reader, which keeps each take it has read)."""
+    return raw.take(f"{DIGITS.index(word)}_{speaker}_{k}.wav").astype(np.float64) * 32768.0
 
 
-def heard(recognizer: Recognizer, speaker: str, takes: range, snr: float | None,
+def heard(raw: Raw, recognizer: Recognizer, speaker: str, takes: range, snr: float | None,
           confusions: collections.Counter[tuple[str, str]]) -> int:
     """How many of ``speaker``'s ``takes`` of the digits come out as the word said."""
     rng = np.random.default_rng(5)
     right = 0
     for word in DIGITS:
         for k in takes:
-            x = np.concatenate([np.zeros(PAD), take(word, speaker, k), np.zeros(PAD)])
+            x = np.concatenate([np.zeros(PAD), take(raw, word, speaker, k), np.zeros(PAD)])
             if snr is not None:
                 power = float(np.mean(x[PAD:-PAD] ** 2))
                 x = x + rng.normal(0.0, np.sqrt(power / 10 ** (snr / 10)), len(x))
@@ -81,6 +81,7 @@ def main(argv: list[str] | None = None) -> int:
     if not FSDD.is_dir():
         print(f"bench/adaptation.py: no FSDD recordings at {FSDD}", file=sys.stderr)
         return 2
+    raw = Raw(HUMAN / "raw")
     takes = range(3, 3 + max(1, min(args.takes, 47)))
     print(f"Adapted models, {machine()}")
     print(f"Decoded: takes {takes.start}-{takes.stop - 1} of each digit per speaker; "
@@ -95,7 +96,7 @@ def main(argv: list[str] | None = None) -> int:
         adapter = Adapter(Path(folder))
         adapter.base()  # the bundled model as the tools read it: made once, not per player
         for speaker in SPEAKERS:
-            enrolled = {w: [take(w, speaker, k) for k in range(3)] for w in DIGITS}
+            enrolled = {w: [take(raw, w, speaker, k) for k in range(3)] for w in DIGITS}
             wall, before = time.perf_counter(), resource.getrusage(resource.RUSAGE_CHILDREN)
             own = time.process_time()
             model = adapter.model(enrolled)
@@ -108,8 +109,8 @@ def main(argv: list[str] | None = None) -> int:
             adapted.follow(bundled)
             for snr in (None, args.snr):
                 n = len(DIGITS) * len(takes)
-                a = heard(bundled, speaker, takes, snr, confusions[("bundled", str(snr))])
-                b = heard(adapted, speaker, takes, snr, confusions[("adapted", str(snr))])
+                a = heard(raw, bundled, speaker, takes, snr, confusions[("bundled", str(snr))])
+                b = heard(raw, adapted, speaker, takes, snr, confusions[("adapted", str(snr))])
                 rows.append((speaker, "clean" if snr is None else f"white {snr:g} dB", a, b, n))
     print("| speaker | condition | bundled model | adapted model |")
     print("|---|---|---|---|")
