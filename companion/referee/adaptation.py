@@ -13,7 +13,9 @@ Speech and Audio Processing 2(2), 1994). It is done as the CMU Sphinx
 adaptation tutorial does it, by CMU Sphinx's own tools (Debian packages
 ``sphinxtrain``: ``bw``, ``map_adapt``; ``sphinxbase-utils``: ``sphinx_fe``;
 ``pocketsphinx``: ``pocketsphinx_mdef_convert``): features of each take,
-Baum-Welch counts against the take's word, then MAP.
+Baum-Welch counts against the take's word, then MAP. Each take is used
+clean and in white noise (``NOISY_COPIES_DB``), so that the model fits the
+player in noise as well.
 
 The ear hears an utterance it left unsure once more with the caller's
 adapted model (``companion.referee.stream.Listener``); the model's mixture
@@ -26,6 +28,7 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import itertools
 import logging
 import os
 import shutil
@@ -42,6 +45,7 @@ import numpy.typing as npt
 
 from companion.errors import CompanionError
 from companion.referee.cmudict import CmuDictionary
+from companion.referee.templates import in_noise
 
 log = logging.getLogger(__name__)
 
@@ -54,6 +58,11 @@ FLOOR_DBFS = -60.0
 """Level (dBFS, RMS) of the seeded white floor under each take: the same
 floor the recognizer adds before decoding (``SphinxSettings.floor_dbfs``),
 so that digital silence does not throw the features off."""
+NOISY_COPIES_DB = (20.0, 10.0, 5.0)
+"""Each take is also adapted on in seeded white noise at these SNRs (dB,
+against the take's loud part; ``templates.in_noise``), so that the model
+hears the player in noise too (multi-condition training). Chosen on the
+development split: bench/RESULTS.md, "Adapted in noise too"."""
 ENV_VAR = "COMPANION_CACHE"
 """Overrides the folder adapted models are kept in (``cache_dir``)."""
 SPHINXTRAIN = Path("/usr/lib/sphinxtrain")
@@ -160,9 +169,11 @@ def write_mixture_weights(sendump: Path, out: Path) -> None:
 
 def takes_digest(takes: Mapping[str, Sequence[npt.ArrayLike]],
                  pronunciations: Mapping[str, str]) -> str:
-    """A digest of one player's takes (``takes[word]``: sample arrays) and
-    the pronunciations they are adapted with: the adapted model's name."""
+    """A digest of one player's takes (``takes[word]``: sample arrays), the
+    pronunciations they are adapted with and ``NOISY_COPIES_DB``: the
+    adapted model's name."""
     h = hashlib.sha256()
+    h.update(repr(NOISY_COPIES_DB).encode())  # a model adapted otherwise is another model
     for word in sorted(takes):
         h.update(f"{word}\t{pronunciations.get(word, '')}\n".encode())
         for take in takes[word]:
@@ -309,10 +320,12 @@ class Adapter:
             rng = np.random.default_rng(0)
             pad = np.zeros(round(PAD_S * RATE))
             for word in sorted(takes):
-                for take in takes[word]:
+                for take, snr in itertools.product(takes[word], (None, *NOISY_COPIES_DB)):
                     name = f"{len(names):03d}"
                     x = np.concatenate([pad, take, pad])
                     x = x + rng.normal(0.0, 32768.0 * 10 ** (FLOOR_DBFS / 20), len(x))
+                    if snr is not None:
+                        x = in_noise(x, snr, seed=len(names))
                     write_wav(work / f"{name}.wav",
                               np.clip(np.rint(x), -32768, 32767).astype(np.int16), RATE)
                     names.append(name)

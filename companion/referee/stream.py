@@ -600,14 +600,19 @@ class Listener:
                 onset = max(onset, base + spot[1].start)
         if (not early and (self.masked is not None or self.suppressor is not None
                            or self.adapter is not None)
-                and expected and verdict.outcome in ("unsure", "talk")
-                and (evidence.template_gap is None
-                     or evidence.template_gap < self.thresholds.template_mistake)):
-            # (not when the caller's takes of the raw call favour another word;
-            # the caller's model does not hear again what was taken for talk:
-            # long, mostly other voices, the dearest decode for the fewest calls)
+                and expected and verdict.outcome in ("unsure", "talk")):
+            # When the caller's takes of the raw call favour another word, the
+            # bundled model does not hear the copies (the suppressor and the
+            # mask can thin a word into another, which that model then takes
+            # for the call); the caller's own model, adapted in noise too,
+            # still hears the call and its suppressed copy. The caller's model
+            # does not hear again what was taken for talk: long, mostly other
+            # voices, the dearest decode for the fewest calls.
+            favoured = (evidence.template_gap is not None
+                        and evidence.template_gap >= self.thresholds.template_mistake)
             adapt_for = owed.caller if verdict.outcome == "unsure" else None
-            for hearing in self._hearings(seg, first, last, (lo, hi), last_voiced, adapt_for):
+            for hearing in self._hearings(seg, first, last, (lo, hi), last_voiced, adapt_for,
+                                          copies=not favoured):
                 second = self._second_opinion(seg, hearing, onset, owed)
                 if second is not None:  # heard in that hearing: the call owed
                     evidence, verdict, heard = second
@@ -747,7 +752,8 @@ class Listener:
         return checked, verdict, weighed, heard, level
 
     def _hearings(self, seg: Segment, first: int, last: int, loud: tuple[float, float],
-                  last_voiced: float, caller: str | None) -> Iterator[Hearing]:
+                  last_voiced: float, caller: str | None, *,
+                  copies: bool = True) -> Iterator[Hearing]:
         """The other hearings of the utterance ``seg``'s decoded stretch
         ``first:last`` (the ``loud`` part and ``last_voiced`` in seconds
         from ``first``), in the order the ear tries them, each made only
@@ -757,9 +763,10 @@ class Listener:
         stretch (the mask reshapes a word's spectrum; the beam does not);
         the noise suppressor's copy (``suppressor``); with one microphone,
         with ``caller``'s adapted model (``_adapted_recognizer``; None: no
-        such hearing), the stretch itself, then the suppressor's copy."""
+        such hearing), the stretch itself, then the suppressor's copy.
+        ``copies`` False: only the adapted model's hearings."""
         raw = seg.pcm[first:last]
-        if self.masked is not None:
+        if self.masked is not None and copies:
             masked = self.masked.copy(seg.start + first, raw)
             yield Hearing(masked, loud, last_voiced)
             stretch = caller_stretch(raw, masked, self.rate)
@@ -771,7 +778,8 @@ class Listener:
         suppressed = None
         if self.suppressor is not None:
             suppressed = self.suppressor.copy(seg.start + first, raw)
-            yield Hearing(suppressed, loud, last_voiced)
+            if copies:
+                yield Hearing(suppressed, loud, last_voiced)
         # (not with an array: on the simulated development rooms it took a
         # call said at another seat for the caller's)
         adapted = self._adapted_recognizer(caller) if self.masked is None else None
