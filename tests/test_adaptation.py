@@ -190,3 +190,40 @@ def test_at_the_table_a_callers_model_is_built_when_their_turn_comes(tmp_path: P
     assert adapter.idle(timeout=120)
     model = adapter.model(enrollment.audio["Abby"])
     assert model is not None and (model / "means").is_file()
+
+
+@needs_fsdd
+def test_a_call_its_takes_hear_as_another_word_is_heard_with_the_callers_model(
+        tmp_path: Path) -> None:
+    """The generated development split's s000 in kitchen noise at 10 dB:
+    the last call's first hearing is unsure and the caller's takes fit
+    another word better than the call by the decision's mistake gap (so
+    the bundled model's copies are not heard); the caller's model, adapted
+    in noise too, hears it as the call owed. No correct call is ruled a
+    mistake either way."""
+    from companion.referee.decision import DEFAULT, Evidence, Verdict
+    from companion.referee.judge import EarSettings, audio_handler
+    from companion.replay import replay
+    from companion.session import load_session
+    from companion.voice.pack import lexicon_for_header, load_pack
+
+    path, t = generated(tmp_path, "kitchen10", 1)
+    assert t["session"] == "s000"
+    call = t["calls"][8]
+    assert call["kind"] == "right"
+    pack = load_pack("en")
+    results, traces = {}, {}
+    for adapt in (False, True):
+        trace: list[tuple[Evidence, Verdict]] = []
+        session = load_session(path, lexicon_for=lexicon_for_header)
+        handler = audio_handler(None, pack, settings=EarSettings(adapt=adapt, trace=trace))
+        results[adapt] = [r.to_dict() for r in replay(session, on_audio=handler)]
+        traces[adapt] = trace
+    in_window = [(e, v) for e, v in traces[False] if e.onset >= call["flip_t"]]
+    assert in_window and all(v.outcome == "unsure" for _, v in in_window)
+    assert any(e.template_gap is not None and e.template_gap >= DEFAULT.template_mistake
+               for e, _ in in_window)
+    for adapt, rulings in results.items():
+        ok = {(r["player"], r["count"]) for r in rulings if r["type"] == "call_ok"}
+        assert ((call["player"], call["count"]) in ok) == adapt
+        assert not [m for m in rulings if m["type"] == "mistake"]
