@@ -199,8 +199,8 @@ def test_a_call_its_takes_hear_as_another_word_is_heard_with_the_callers_model(
     the last call's first hearing is unsure and the caller's takes fit
     another word better than the call by the decision's mistake gap (so
     the bundled model's copies are not heard); the caller's model, adapted
-    in noise too, hears it as the call owed. No correct call is ruled a
-    mistake either way."""
+    in noise too, hears it as the call owed. The round has no wrong call,
+    and no mistake is ruled either way."""
     from companion.referee.decision import DEFAULT, Evidence, Verdict
     from companion.referee.judge import EarSettings, audio_handler
     from companion.replay import replay
@@ -211,6 +211,7 @@ def test_a_call_its_takes_hear_as_another_word_is_heard_with_the_callers_model(
     assert t["session"] == "s000"
     call = t["calls"][8]
     assert call["kind"] == "right"
+    assert {c["kind"] for c in t["calls"]} <= {"right", "gun"}
     pack = load_pack("en")
     results, traces = {}, {}
     for adapt in (False, True):
