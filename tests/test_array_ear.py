@@ -395,6 +395,33 @@ def test_a_call_the_beam_left_unsure_is_heard_right_through_the_seat_mask(
                                                      property(lambda self: None)))
 
 
+def test_behind_an_array_the_callers_own_model_hears_the_seat_masked_copy(
+        tmp_path: Path) -> None:
+    # A simulated room, two or three people talking at other seats 10 dB
+    # under the calls (seed 500's third round of the arrays benchmark, each
+    # player's three takes enrolled): Carter's "three" is left unsure by the
+    # beam and by its masked copy through the bundled model; his own
+    # adapted model hears the masked copy as "three", from his seat. Without
+    # the players' models no call of his is ruled in that window; no mistake
+    # is ruled either way.
+    from companion.referee.judge import EarSettings, audio_handler
+    from companion.replay import replay_all
+    from companion.voice.pack import load_pack
+
+    rendered = roomsim.render_session(tmp_path, "r", condition="talk10", array="usb4",
+                                      seed=500 * 1000 + 2, enroll=3)
+    call = rendered.calls[2]
+    assert (call.player, call.said, call.kind) == ("Carter", "three", "right")
+    for adapt in (False, True):
+        handler = audio_handler(None, load_pack("en"), settings=EarSettings(adapt=adapt))
+        rulings = [msgspec.to_builtins(r)
+                   for r in replay_all(load_session(rendered.path), on_audio=handler).rulings]
+        assert not [r for r in rulings if r["type"] == "mistake"]
+        carters = [r for r in rulings if r["type"] == "call_ok" and r["player"] == "Carter"
+                   and call.flip_t <= r["t"] <= call.end_t + 3.0]
+        assert len(carters) == adapt
+
+
 def test_replay_of_a_multichannel_round_takes_no_call_from_another_seat(tmp_path: Path) -> None:
     # Before each call another player says the expected number; the caller
     # says it after. One microphone takes the other player's number as the
@@ -475,6 +502,33 @@ def test_a_word_split_off_to_another_seat_keeps_the_utterances_confidence() -> N
     says = _heard_in_scene((40.0, 220.0), confidences=(0.58, 0.99))
     assert [(s.text, s.seat) for s in says] == [("two", "Abby"), ("two", "Beth")]
     assert [s.confidence for s in says] == [0.58, 0.58]
+
+
+def _vetted(azimuth: float) -> list[Say]:
+    """George's "two" said from ``azimuth`` in a quiet room while the beam is
+    steered at Beth (220 degrees), given to the array as an utterance whose
+    words only a hearing to be vetted heard right (behind an array, the
+    caller's adapted model on the seat-masked copy), and which was unsure
+    without it (``Heard.unseated``)."""
+    two = roomsim.fsdd_take(2, "george", 10)
+    at, end = 1.5, 1.5 + len(two) / RATE
+    pcm = roomsim.render_scene([(azimuth, at, 0.1 * two)], end + 0.5, array="usb4", seed=1)
+    seats = {"Abby": 40.0, "Beth": 220.0, "Carter": 130.0}
+    ear = SteeredEar(Seating(positions=roomsim.ARRAYS["usb4"], seats=seats), RATE)
+    ear.steer_at("Beth", 0.0)
+    for i in range(0, len(pcm), 480):
+        ear.feed(pcm[i:i + 480], 0.0 if i == 0 else None)
+    unsure = Heard(onset=at, end=end, words=(Word("two", at, end, 0.5),), outcome="unsure")
+    return ear.says(Heard(onset=at, end=end, words=(Word("two", at, end, 1.0),),
+                          outcome="right", unseated=unsure))
+
+
+def test_a_call_heard_only_by_a_hearing_to_be_vetted_stands_only_from_the_callers_seat() -> None:
+    # From Beth's own seat the words stand, sure; said at Abby's seat, the
+    # utterance is what it was without that hearing: unsure (never the call),
+    # and Abby's.
+    assert [(s.text, s.confidence, s.seat) for s in _vetted(220.0)] == [("two", 1.0, "Beth")]
+    assert [(s.text, s.confidence, s.seat) for s in _vetted(40.0)] == [("two", 0.5, "Abby")]
 
 
 @pytest.mark.slow

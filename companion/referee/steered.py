@@ -138,7 +138,12 @@ class SteeredEar:
         is surely from another seat than its first word, that voice is a
         say of its own with no words, and the first word's say starts at
         the word (``_opener``): the caller's onset is not the other
-        player's."""
+        player's. Words from a hearing that may be another player's voice
+        (``Heard.unseated``) stand only when every one of them is surely
+        from the seat of the player steered at, at the onset; otherwise the
+        utterance is taken as it was judged without that hearing."""
+        if heard.unseated is not None and not self._callers(heard):
+            return self.says(heard.unseated)
         say = heard.to_say()
         if not heard.words:
             return [self._seated(say, self.seat_of(heard.onset))]
@@ -164,6 +169,18 @@ class SteeredEar:
                            confidence=say.confidence,
                            end=say.end if last else words[-1].end, seat=seat))
         return out
+
+    def _callers(self, heard: Heard) -> bool:
+        """Whether every word of ``heard`` is surely from the seat of the
+        player steered at, at its onset (each measured as in ``says``)."""
+        caller = self.expected_at(heard.onset)
+        if caller is None or not heard.words:
+            return False
+        for word in heard.words:
+            estimate = self.seat_of(max(word.start, heard.onset) - WORD_LEAD_S)
+            if estimate is None or not estimate.sure or estimate.player != caller:
+                return False
+        return True
 
     def _opener(self, heard: Heard, first_seat: str | None) -> str | None:
         """The seat of the voice that opened ``heard`` when it is surely

@@ -203,7 +203,12 @@ class Heard:
     ``brief``: a voice too short to start an utterance (``Segment.brief``),
     not decoded: no words, no ``pcm``; it still tells the engine a voice
     was heard (a call in loud noise whose vowel alone stood out), so the
-    window it falls in is never ruled a hesitation."""
+    window it falls in is never ruled a hesitation. ``unseated``: when the
+    words came from a hearing that may be of another player's voice (behind
+    an array, the caller's adapted model on the seat-masked copy:
+    ``Hearing.vet``), the utterance as judged without that hearing, which
+    stands unless its words come surely from the caller's seat
+    (``companion.referee.steered.SteeredEar.says``); None otherwise."""
 
     onset: float
     end: float
@@ -213,6 +218,7 @@ class Heard:
     pcm: npt.NDArray[np.int16] | None = field(default=None, compare=False, repr=False)
     rate: int = 0
     brief: bool = False
+    unseated: Heard | None = field(default=None, compare=False, repr=False)
 
     @property
     def text(self) -> str:
@@ -266,13 +272,16 @@ class Hearing:
     rate), the ``loud`` part and ``last_voiced`` in seconds from its first
     sample, and ``cut``: the index in the decoded stretch of that first
     sample (0: the whole stretch). ``recognizer``: the one that decodes
-    it (None: the listener's recognizer's twin)."""
+    it (None: the listener's recognizer's twin). ``vet``: what it hears
+    right may be another player's voice; taken only where the utterance's
+    seat is surely the caller's (``Heard.unseated``)."""
 
     pcm: npt.NDArray[np.int16]
     loud: tuple[float, float]
     last_voiced: float
     cut: int = 0
     recognizer: Recognizer | None = None
+    vet: bool = False
 
 
 class Listener:
@@ -598,6 +607,7 @@ class Listener:
             if verdict.outcome == "right":  # the caller's own word, inside the talk
                 heard, other_level = [spot[1]], True
                 onset = max(onset, base + spot[1].start)
+        unvetted: tuple[Verdict, list[Word]] | None = None
         if (not early and (self.masked is not None or self.suppressor is not None
                            or self.adapter is not None)
                 and expected and verdict.outcome in ("unsure", "talk")):
@@ -615,6 +625,8 @@ class Listener:
                                           copies=not favoured):
                 second = self._second_opinion(seg, hearing, onset, owed)
                 if second is not None:  # heard in that hearing: the call owed
+                    if hearing.vet:
+                        unvetted = (verdict, heard)
                     evidence, verdict, heard = second
                     other_level = True
                     break
@@ -630,8 +642,16 @@ class Listener:
         own = expected is None and verdict.outcome != "talk"  # nothing to judge by
         placed = tuple(Word(w.text, w.start + base, w.end + base,
                             w.confidence if own else verdict.confidence) for w in heard)
+        unseated = None
+        if unvetted is not None:  # as judged before the hearing that must be vetted
+            was, words_was = unvetted
+            unseated = Heard(onset=onset, end=end, forced=seg.forced, outcome=was.outcome,
+                             words=tuple(Word(w.text, w.start + base, w.end + base,
+                                              was.confidence) for w in words_was),
+                             pcm=pcm[:real], rate=self.rate)
         result = Heard(onset=onset, end=end, words=placed, forced=seg.forced,
-                       outcome=verdict.outcome, pcm=pcm[:real], rate=self.rate)
+                       outcome=verdict.outcome, pcm=pcm[:real], rate=self.rate,
+                       unseated=unseated)
         sure = verdict.outcome in ("right", "mistake") and min(
             (w.confidence for w in heard), default=0.0) >= STRONG
         if early and not sure:
@@ -761,11 +781,14 @@ class Listener:
         caller's own stretch of it alone (``stretch.caller_stretch``: the
         copy against the beam), then the beam's own samples over that
         stretch (the mask reshapes a word's spectrum; the beam does not);
-        the noise suppressor's copy (``suppressor``); with one microphone,
-        with ``caller``'s adapted model (``_adapted_recognizer``; None: no
-        such hearing), the stretch itself, then the suppressor's copy.
-        ``copies`` False: only the adapted model's hearings."""
+        the noise suppressor's copy (``suppressor``); with ``caller``'s
+        adapted model (``_adapted_recognizer``; None: no such hearing), with
+        one microphone the stretch itself, then the suppressor's copy, and
+        behind an array the seat-masked copy, to be vetted by the seat
+        (``Hearing.vet``). ``copies`` False: only the adapted model's
+        hearings."""
         raw = seg.pcm[first:last]
+        masked = None
         if self.masked is not None and copies:
             masked = self.masked.copy(seg.start + first, raw)
             yield Hearing(masked, loud, last_voiced)
@@ -780,13 +803,20 @@ class Listener:
             suppressed = self.suppressor.copy(seg.start + first, raw)
             if copies:
                 yield Hearing(suppressed, loud, last_voiced)
-        # (not with an array: on the simulated development rooms it took a
-        # call said at another seat for the caller's)
-        adapted = self._adapted_recognizer(caller) if self.masked is None else None
-        if adapted is not None:
-            yield Hearing(raw, loud, last_voiced, recognizer=adapted)
-            if suppressed is not None:
-                yield Hearing(suppressed, loud, last_voiced, recognizer=adapted)
+        adapted = self._adapted_recognizer(caller)
+        if adapted is None:
+            return
+        if self.masked is not None:
+            # Behind an array only the mask's copy, and vetted: on the simulated
+            # development rooms this hearing took the tail of another seat's
+            # call, whose seat was not sure, for the caller's.
+            if masked is None:
+                masked = self.masked.copy(seg.start + first, raw)
+            yield Hearing(masked, loud, last_voiced, recognizer=adapted, vet=True)
+            return
+        yield Hearing(raw, loud, last_voiced, recognizer=adapted)
+        if suppressed is not None:
+            yield Hearing(suppressed, loud, last_voiced, recognizer=adapted)
 
     def _adapted_model(self, caller: str | None) -> Path | None:
         """The folder of ``caller``'s adapted model (``adapter``), from their
