@@ -40,8 +40,12 @@ Figures per backend, split and condition:
   charged the CPU seconds it took (as on one otherwise idle core; the
   machine the benchmark runs on is shared, so its wall clock would charge
   other programs' work), and the engine's own time is added;
-- *CPU RTF*: CPU seconds over audio seconds; *peak MB*: the worker's peak
-  resident memory.
+- *CPU RTF*: CPU seconds over audio seconds; *decoded s/s*: seconds of
+  audio the project's ear handed its recognizers (every hearing: the
+  first, the early endpoint's, the twin's, the confirmer's and the
+  caller's adapted model's) per second of audio, which, unlike the CPU
+  RTF on a shared machine, is the same from run to run of the same code;
+  *peak MB*: the worker's peak resident memory.
 """
 
 from __future__ import annotations
@@ -138,10 +142,11 @@ def judge_session(truth: dict[str, Any], rulings: list[dict[str, Any]]) -> list[
 # -- one backend over the set (a worker process) -------------------------------------
 
 
-def replay_session(backend: backends.Backend, path: Path) -> tuple[list[dict[str, Any]], float,
-                                                                  float]:
+def replay_session(backend: backends.Backend, path: Path,
+                   ) -> tuple[list[dict[str, Any]], float, float, float | None]:
     """Rulings of one session heard through ``backend`` (``rule``); the CPU
-    seconds; the audio seconds. The project's own ear (``backends.Project``)
+    seconds; the audio seconds; the seconds of audio the project's ear
+    decoded (``metered``; None for a peer). The project's own ear (``backends.Project``)
     hears it exactly as ``companion replay`` does (``judge.hear_recording``:
     the call owed and the caller known after every event, the session's
     enrollment if it has one), metered per block (``metered``); peers
@@ -156,6 +161,7 @@ def replay_session(backend: backends.Backend, path: Path) -> tuple[list[dict[str
     words = session.game.listen_words(Match(session.game).state)
     heard: list[tuple[Any, float]] = []
     cpu = seconds = 0.0
+    decoded: float | None = None
     for ev in session.events:
         if isinstance(ev, Audio):
             x, rate = humanset.read_wav(Path(session.base_dir) / ev.path)
@@ -163,21 +169,25 @@ def replay_session(backend: backends.Backend, path: Path) -> tuple[list[dict[str
                 raise ValueError(f"{path}: audio at {rate} Hz, not {backends.RATE}")
             pcm = np.clip(np.round(x * 32768), -32768, 32767).astype("<i2")
             if isinstance(backend, backends.Project):
-                items, spent = metered(backend, session, ev, pcm)
+                items, spent, fed = metered(backend, session, ev, pcm)
+                decoded = (decoded or 0.0) + fed
             else:
                 items, _, spent = referee.hear(backend, pcm, words, ev.t, clock="cpu")
             cpu += spent
             seconds += len(pcm) / rate
             heard += [(h.say, h.ready + ev.t) for h in items]
-    return rule(session, heard), cpu, seconds
+    return rule(session, heard), cpu, seconds, decoded
 
 
-def metered(backend: Any, session: Any, audio: Any, pcm: np.ndarray) -> tuple[list[Any], float]:
+def metered(backend: Any, session: Any, audio: Any, pcm: np.ndarray,
+            ) -> tuple[list[Any], float, float]:
     """The project's ear on one recording, as ``companion replay`` hears it
     (``judge.hear_recording``), each block charged the CPU seconds it took
     as if one otherwise idle core did it all in turn, blocks arriving in
     real time: each say is ready when the block that produced it is done.
-    The says with their ready times (clip seconds), and the CPU seconds."""
+    The says with their ready times (clip seconds), the CPU seconds, and the
+    seconds of audio handed to a recognizer (``Listener._words``, through
+    which every hearing of the ear is decoded)."""
     import referee
 
     from companion.errors import EventError
@@ -188,7 +198,7 @@ def metered(backend: Any, session: Any, audio: Any, pcm: np.ndarray) -> tuple[li
     from companion.referee.stream import Listener
     from companion.voice.pack import load_pack
 
-    meter = {"busy": 0.0, "fed": 0, "cpu": 0.0}
+    meter = {"busy": 0.0, "fed": 0, "cpu": 0.0, "decoded": 0.0}
     ready: list[float] = []
 
     class Metered(Listener):
@@ -198,6 +208,10 @@ def metered(backend: Any, session: Any, audio: Any, pcm: np.ndarray) -> tuple[li
 
         def flush(self) -> Any:
             return self._charged(super().flush)
+
+        def _words(self, pcm: Any, *args: Any, **kwargs: Any) -> Any:
+            meter["decoded"] += len(pcm) / self.rate
+            return super()._words(pcm, *args, **kwargs)
 
         def _charged(self, work: Any, *args: Any) -> Any:
             before = time.process_time()
@@ -220,7 +234,8 @@ def metered(backend: Any, session: Any, audio: Any, pcm: np.ndarray) -> tuple[li
     says = hear_recording(backend.recognizer, pcm, backends.RATE, start=audio.t,
                           later=session.events[index + 1:], match=match,
                           settings=EarSettings(listener=Metered), enrollment=enrollment)
-    return [referee.Heard(say, at) for say, at in zip(says, ready, strict=True)], meter["cpu"]
+    return ([referee.Heard(say, at) for say, at in zip(says, ready, strict=True)], meter["cpu"],
+            meter["decoded"])
 
 
 def rule(session: Any, heard: list[tuple[Any, float]]) -> list[dict[str, Any]]:
@@ -276,11 +291,11 @@ def run_worker(name: str, data: Path, splits: list[str], conditions: list[str], 
         for condition in conditions:
             paths = sorted((data / split / condition).glob("s*.jsonl"))[:limit]
             for path in paths:
-                rulings, cpu, seconds = replay_session(backend, path)
+                rulings, cpu, seconds, decoded = replay_session(backend, path)
                 for v in judge_session(truths[path.stem], rulings):
                     records.append({"split": split, "condition": condition, **v})
                 timing.append({"split": split, "condition": condition, "session": path.stem,
-                               "cpu": cpu, "seconds": seconds})
+                               "cpu": cpu, "seconds": seconds, "decoded": decoded})
             # after each condition, so a run cut short still has what it measured
             result.write_text(json.dumps({"backend": name, "load_s": load_s,
                                           "peak_mb": backends.peak_mb(), "records": records,
@@ -331,7 +346,7 @@ def _ms(values: list[float], q: float) -> str:
 
 COLUMNS = ("sessions", "calls", "accuracy", "false mistakes", "missed mistakes",
            "wrong no. caught", "no ruling", "onset med ms", "onset p95 ms", "latency med ms",
-           "latency p95 ms", "CPU RTF")
+           "latency p95 ms", "CPU RTF", "decoded s/s")
 """The figures of a row of the human-voice table, in order."""
 
 
@@ -346,6 +361,9 @@ def summarize(records: list[dict[str, Any]], timing: list[dict[str, Any]]) -> di
     lat = [r["latency"] for r in records if r["latency"] is not None]
     seconds = sum(t["seconds"] for t in timing)
     cpu = sum(t["cpu"] for t in timing) / seconds if seconds else math.nan
+    fed = [t.get("decoded") for t in timing]
+    decoded = ("n/a" if not seconds or any(f is None for f in fed)
+               else f"{sum(f for f in fed if f is not None) / seconds:.2f}")
     return {
         "sessions": str(len(timing)), "calls": str(n),
         "accuracy": _pct(sum(r["verdict"] == "right" for r in records), n),
@@ -358,7 +376,7 @@ def summarize(records: list[dict[str, Any]], timing: list[dict[str, Any]]) -> di
         "no ruling": _pct(sum(not r["ok"] and not r["mistake"] for r in reached), len(reached)),
         "onset med ms": _ms(onsets, 50), "onset p95 ms": _ms(onsets, 95),
         "latency med ms": _ms(lat, 50), "latency p95 ms": _ms(lat, 95),
-        "CPU RTF": f"{cpu:.3f}",
+        "CPU RTF": f"{cpu:.3f}", "decoded s/s": decoded,
     }
 
 
@@ -427,8 +445,8 @@ def target_rows(res: dict[str, Any], split: str, conditions: list[str]) -> list[
               key=lambda s: _num(s) if not math.isnan(_num(s)) else -1),
         _num(pooled["latency med ms"]) <= 150)
     add("real-time factor (CPU)", TARGETS["CPU RTF"],
-        f"{pooled['CPU RTF']} all conditions; worst "
-        + max((f"{per[c]['CPU RTF']} ({c})" for c in conditions), key=_num),
+        f"{pooled['CPU RTF']} all conditions ({pooled['decoded s/s']} s of audio decoded "
+        "per s); worst " + max((f"{per[c]['CPU RTF']} ({c})" for c in conditions), key=_num),
         _num(pooled["CPU RTF"]) <= 0.1)
     add("peak memory", TARGETS["peak memory"], f"{res['peak_mb']:.0f} MB",
         res["peak_mb"] <= 150)

@@ -166,6 +166,10 @@ def test_quick_bench_reports_human_voices_first_with_the_targets(tmp_path: Path)
         assert value is None or -10_000 <= value <= 60_000, name
     rtf = _figure(got["CPU RTF"])
     assert rtf is not None and 0.0 < rtf < 20.0
+    # every call was decoded at least once, and no hearing decodes more than a
+    # few times what was heard
+    decoded = _figure(got["decoded s/s"])
+    assert decoded is not None and 0.0 < decoded < 20.0
     memory = re.search(r"^\| companion-pocketsphinx \| (\d+) \| ([\d.]+) \|", text, re.M)
     assert memory is not None and 10 < int(memory[1]) < 4000
     # the per-call records the figures came from are kept
