@@ -142,17 +142,19 @@ class SteeredEar:
         (``Heard.unseated``) stand only when every one of them is surely
         from the seat of the player steered at, at the onset; otherwise the
         utterance is taken as it was judged without that hearing."""
-        if heard.unseated is not None and not self._callers(heard):
-            return self.says(heard.unseated)
+        # (the recognizer may start the first word in the quiet before the
+        # voice, where nothing rises yet)
+        seats = [self._sure_seat(max(word.start, heard.onset) - WORD_LEAD_S)
+                 for word in heard.words]
+        if heard.unseated is not None:
+            caller = self.expected_at(heard.onset)
+            if caller is None or not seats or any(seat != caller for seat in seats):
+                return self.says(heard.unseated)
         say = heard.to_say()
         if not heard.words:
             return [self._seated(say, self.seat_of(heard.onset))]
         groups: list[tuple[str | None, list[Word]]] = []
-        for i, word in enumerate(heard.words):
-            # (the recognizer may start the first word in the quiet before the
-            # voice, where nothing rises yet)
-            estimate = self.seat_of(max(word.start, heard.onset) - WORD_LEAD_S)
-            seat = estimate.player if estimate is not None and estimate.sure else None
+        for i, (word, seat) in enumerate(zip(heard.words, seats, strict=True)):
             if i == 0 or (seat is not None and seat != groups[-1][0]):
                 groups.append((seat, [word]))
             else:
@@ -170,17 +172,11 @@ class SteeredEar:
                            end=say.end if last else words[-1].end, seat=seat))
         return out
 
-    def _callers(self, heard: Heard) -> bool:
-        """Whether every word of ``heard`` is surely from the seat of the
-        player steered at, at its onset (each measured as in ``says``)."""
-        caller = self.expected_at(heard.onset)
-        if caller is None or not heard.words:
-            return False
-        for word in heard.words:
-            estimate = self.seat_of(max(word.start, heard.onset) - WORD_LEAD_S)
-            if estimate is None or not estimate.sure or estimate.player != caller:
-                return False
-        return True
+    def _sure_seat(self, at: float) -> str | None:
+        """The player whose seat a voice at table time ``at`` surely came
+        from (``seat_of``), or None when the estimate is unsure or unknown."""
+        estimate = self.seat_of(at)
+        return estimate.player if estimate is not None and estimate.sure else None
 
     def _opener(self, heard: Heard, first_seat: str | None) -> str | None:
         """The seat of the voice that opened ``heard`` when it is surely

@@ -639,19 +639,17 @@ class Listener:
             self._earlier.append(Heard(onset=voice_at, end=max(voice_at, owed.at),
                                        words=(), forced=seg.forced, outcome="unsure",
                                        rate=self.rate))
-        own = expected is None and verdict.outcome != "talk"  # nothing to judge by
-        placed = tuple(Word(w.text, w.start + base, w.end + base,
-                            w.confidence if own else verdict.confidence) for w in heard)
-        unseated = None
+        def placed(words: list[Word], judged: Verdict) -> tuple[Word, ...]:
+            own = expected is None and judged.outcome != "talk"  # nothing to judge by
+            return tuple(Word(w.text, w.start + base, w.end + base,
+                              w.confidence if own else judged.confidence) for w in words)
+
+        result = Heard(onset=onset, end=end, words=placed(heard, verdict), forced=seg.forced,
+                       outcome=verdict.outcome, pcm=pcm[:real], rate=self.rate)
         if unvetted is not None:  # as judged before the hearing that must be vetted
             was, words_was = unvetted
-            unseated = Heard(onset=onset, end=end, forced=seg.forced, outcome=was.outcome,
-                             words=tuple(Word(w.text, w.start + base, w.end + base,
-                                              was.confidence) for w in words_was),
-                             pcm=pcm[:real], rate=self.rate)
-        result = Heard(onset=onset, end=end, words=placed, forced=seg.forced,
-                       outcome=verdict.outcome, pcm=pcm[:real], rate=self.rate,
-                       unseated=unseated)
+            result = replace(result, unseated=replace(result, words=placed(words_was, was),
+                                                      outcome=was.outcome))
         sure = verdict.outcome in ("right", "mistake") and min(
             (w.confidence for w in heard), default=0.0) >= STRONG
         if early and not sure:
