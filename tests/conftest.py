@@ -13,6 +13,7 @@ loaded around every test), and the page no longer takes ``audio`` at all.
 from __future__ import annotations
 
 import contextlib
+import os
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -43,9 +44,18 @@ def _replayed(path: Path, game_id: int, events: int, lexicon: Any) -> list[dict[
 def adapted_models_in_a_test_folder(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
     """Players' adapted models (``companion.referee.adaptation``) are kept
     in a folder of this test run, not the user's cache, and shared by its
-    tests (replays in subprocesses too: they inherit the variable)."""
+    tests (replays in subprocesses too: they inherit the variable). With
+    the tests spread over processes (pytest-xdist), the folder is the run's,
+    shared by every worker: a model another worker built is found, and two
+    builds of one model keep the first (``Adapter`` settles a build in one
+    rename)."""
+    root = tmp_path_factory.getbasetemp()
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        root = root.parent  # each worker's folder sits in the run's
+    cache = root / "cache"
+    cache.mkdir(exist_ok=True)
     patch = pytest.MonkeyPatch()
-    patch.setenv("COMPANION_CACHE", str(tmp_path_factory.mktemp("cache")))
+    patch.setenv("COMPANION_CACHE", str(cache))
     yield
     patch.undo()
 
