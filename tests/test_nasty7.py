@@ -228,9 +228,24 @@ SCENARIOS: list[tuple[str, list[dict[str, Any]], dict[str, Any], list[tuple[str,
     ("a weak call after table talk is no proof of a hesitation",
      [flip(1, "Abby"), say(1.5, "three two", 0.1), say(4.3, "five", 0.5),
       {"t": 20.0, "type": "tick"}], {}, []),
-    ("speech with no game word is the onset even after table talk",
-     [flip(1, "Abby"), say(1.5, "three two", 0.1), say(2.0, "", 0.0), say(4.3, "one")], {},
+    ("a sure say with no game word (a scripted onset) is the onset even after table talk",
+     [flip(1, "Abby"), say(1.5, "three two", 0.1), say(2.0, ""), say(4.3, "one")], {},
      [("call_ok", "Abby", "1")]),
+    # A voice the ear heard no sure word in (noise it could not make out, a
+    # word it was unsure of) is not known to be the call: like talk it keeps
+    # the window open, and a sure call starting after the limit is late.
+    ("a voice with no sure word is not the onset: a sure call after the limit is late",
+     [flip(1, "Abby"), say(2.0, "", 0.0), say(4.3, "one")], {},
+     [("mistake", "Abby", "hesitation"), ("pile", "Abby", "1"), ("round", "Abby")]),
+    ("an unsure word is not the onset either",
+     [flip(1, "Abby"), say(2.0, "five", 0.5), say(4.3, "one")], {},
+     [("mistake", "Abby", "hesitation"), ("pile", "Abby", "1"), ("round", "Abby")]),
+    ("an unsure voice then a sure call inside the limit is the call",
+     [flip(1, "Abby"), say(2.0, "", 0.0), say(3.9, "one")], {},
+     [("call_ok", "Abby", "1")]),
+    ("a window with unsure voices alone is unsure, never a hesitation",
+     [flip(1, "Abby"), say(2.0, "", 0.0), say(2.5, "five", 0.5), {"t": 20.0, "type": "tick"}],
+     {}, []),
     ("table talk may still confirm the call", [flip(1, "Abby"), say(1.5, "one", 0.1)], {},
      [("call_ok", "Abby", "1")]),
     ("the talk threshold is an option",
@@ -258,8 +273,12 @@ def test_hesitation_is_ruled_at_the_limit_not_at_the_late_event() -> None:
 def test_table_talk_is_not_the_onset_of_the_call() -> None:
     match, _ = play([flip(1, "Abby"), say(1.5, "three two", 0.1), say(2.4, "hmmrrr", 0.6)])
     view = match.game.view(match.state)["call"]
-    assert view["onset_after_flip"] == pytest.approx(1.4)
+    # Neither the talk nor the voice the ear was unsure of is the onset...
+    assert view["onset_after_flip"] is None
     assert view["heard"] == ["three", "two", "hmmrrr"]
+    # ... a sure word is.
+    match, _ = play([flip(1, "Abby"), say(1.5, "three two", 0.1), say(2.4, "hmmrrr")])
+    assert match.game.view(match.state)["call"]["onset_after_flip"] == pytest.approx(1.4)
 
 
 def test_talk_holding_only_the_first_number_of_a_twin_confirms_nothing() -> None:

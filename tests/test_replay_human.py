@@ -149,6 +149,23 @@ def test_enrolled_takes_catch_a_wrong_number_and_never_take_one_for_the_call(
     assert {(m["player"], m["kind"]) for m in rulings if m["type"] == "mistake"} <= {
         (nine["player"], "wrong_number")}
 
+def test_a_late_call_after_a_sound_the_ear_could_not_make_out_is_a_hesitation(
+        tmp_path: Path) -> None:
+    """s007, far field with talk at 15 dB, the players enrolled: Beth says
+    "six" 3.8 s after her flip. Before it the ear heard only voices it was
+    unsure of (the talk in the room); those are not the onset of her call,
+    so her sure "six" after the limit is a hesitation, not a call in time.
+    The round's earlier calls are all right and none is ruled a mistake."""
+    t = truth("s007")
+    late = t["calls"][-1]
+    assert late["kind"] == "late" and late["onset_t"] - late["flip_t"] > 3.0
+    rulings = replay_file(enrolled_copy(tmp_path, "farfield_babble15", "s007", wrong=True))
+    mistakes = [(m["player"], m["kind"], m["t"]) for m in rulings if m["type"] == "mistake"]
+    assert [m[:2] for m in mistakes] == [(late["player"], "hesitation")]
+    assert mistakes[0][2] >= late["flip_t"] + 3.0
+    assert not [r for r in rulings if r["type"] == "call_ok" and r["t"] >= late["flip_t"]]
+
+
 def test_a_wrong_number_the_takes_and_the_recognizer_both_name_is_a_mistake(
         tmp_path: Path) -> None:
     """s009, clean: the round ends with "two" where a four was due (lucas).

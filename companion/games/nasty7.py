@@ -26,7 +26,7 @@ A call is right once every word it needs has been heard; a right start whose
 rest was never heard is left unsure (a missing word is weak evidence).
 Only game words are judged (count words and phone sounds of the lexicon,
 and this round's sound); other words are table talk and ignored, although
-any other speech counts as the onset of a call. Words with ``confidence`` below
+other speech heard surely counts as the onset of a call. Words with ``confidence`` below
 ``min_confidence`` are weak evidence: they may confirm a call but never
 make a mistake on their own; the call is then left *unsure*, and an
 accusation is ruled from the count against what was heard. Words below
@@ -35,11 +35,16 @@ mistake at all and do not pick the round's sound; nor are they the onset
 of the call (DESIGN.md: the hesitation limit runs from the flip to the
 onset of the call, not of other players' chatter), unless the array heard
 them from the caller's own seat (``seat``): that voice is the caller's, so
-it is the call's onset, though its words stay no evidence of a mistake. After talk alone, a
-call's window stays open ``hesitation`` past the talk: a sure call that
-then starts after the limit is a hesitation, and a window that closes on
-talk alone is unsure (the call may have been lost in the talk), never a
-hesitation; so is a window that speech from before the flip ran into.
+it is the call's onset, though its words stay no evidence of a mistake.
+Nor, unless from the caller's seat, is a voice with no word at or above
+``min_confidence`` in it (noise the ear could not make out, a word it was
+unsure of): it is not known to be the call, and in kitchen noise or a
+far room a late call after such a sound was let through. After talk or
+such voices alone, a call's window stays open ``hesitation`` past them: a
+sure call that then starts after the limit is a hesitation, and a window
+that closes on them alone is unsure (the call may have been lost in
+them), never a hesitation; so is a window that speech from before the
+flip ran into.
 
 A call's window runs from its flip to the next flip by the right player:
 a call missing when the next card is flipped is ruled a hesitation.
@@ -604,7 +609,9 @@ class Nasty7(Game[Nasty7State]):
         late = False
         if call.onset is not None:
             onset, talk_end = call.onset, call.talk_end
-        elif talk and words and event.seat is None:  # table talk: not the call's onset
+        elif event.seat is None and ((talk and words) or not strong):
+            # Table talk, or a voice with no sure word in it: not known to be
+            # the call, so not its onset (the limit runs to the call's onset).
             onset, talk_end = None, max(end, call.talk_end or end)
         else:
             onset, talk_end = event.t, call.talk_end
