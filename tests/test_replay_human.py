@@ -149,6 +149,7 @@ def test_enrolled_takes_catch_a_wrong_number_and_never_take_one_for_the_call(
     assert {(m["player"], m["kind"]) for m in rulings if m["type"] == "mistake"} <= {
         (nine["player"], "wrong_number")}
 
+
 def test_a_late_call_after_a_sound_the_ear_could_not_make_out_is_a_hesitation(
         tmp_path: Path) -> None:
     """s007, far field with talk at 15 dB, the players enrolled: Beth says

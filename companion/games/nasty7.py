@@ -38,8 +38,8 @@ them from the caller's own seat (``seat``): that voice is the caller's, so
 it is the call's onset, though its words stay no evidence of a mistake.
 Nor, unless from the caller's seat, is a voice with no word at or above
 ``min_confidence`` in it (noise the ear could not make out, a word it was
-unsure of): it is not known to be the call, and in kitchen noise or a
-far room a late call after such a sound was let through. After talk or
+unsure of): it is not known to be the call (bench/RESULTS.md, "A voice
+the ear could not make out is not the call's onset"). After talk or
 such voices alone, a call's window stays open ``hesitation`` past them: a
 sure call that then starts after the limit is a hesitation, and a window
 that closes on them alone is unsure (the call may have been lost in
