@@ -145,3 +145,42 @@ def test_a_stream_that_is_never_read_frees_its_slot(page: PageServer) -> None:
         assert get_state(page.port) == 200
     finally:
         sock.close()
+
+
+def test_stopping_the_server_closes_a_file_still_being_sent(tmp_path: Path) -> None:
+    """A file the page was still sending when the server stopped (a phone
+    that stopped reading, or the companion shutting down mid-download) is
+    closed at the stop, not left to the garbage collector: waitress keeps
+    such a file in the connection's output buffers, and a socket closed
+    without them left it open (a ResourceWarning the suite then raised in
+    whichever test came next). The file is a test route's, 4 MB, far more
+    than the socket buffers take, so part of it is surely still waiting."""
+    from flask import send_file
+
+    hub = Hub(Store(tmp_path / "log.sqlite3"))
+    app = create_app(hub, pin="2468")
+    big = tmp_path / "big.bin"
+    big.write_bytes(bytes(4 * 1024 * 1024))
+    opened: list[object] = []
+
+    def download() -> object:
+        f = big.open("rb")
+        opened.append(f)
+        return send_file(f, mimetype="application/octet-stream")
+
+    app.add_url_rule("/test-download", "test_download", download)
+    server = start_server(app, "127.0.0.1", 0)
+    sock = socket.create_connection(("127.0.0.1", server.port), timeout=5)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+        sock.sendall(b"GET /test-download HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+        assert sock.recv(1024).startswith(b"HTTP/1.1 200")  # sent, and then not read
+        deadline = time.monotonic() + 5
+        while time.monotonic() < deadline and not server.server.active_channels:
+            time.sleep(0.01)
+        assert opened and not opened[0].closed  # type: ignore[attr-defined]
+        server.stop()
+        assert opened[0].closed  # type: ignore[attr-defined]
+    finally:
+        sock.close()
+        server.stop()

@@ -82,6 +82,17 @@ def _close(channel: HTTPChannel) -> None:
         channel.handle_close()
 
 
+def _close_all(socket_map: dict[int, wasyncore.dispatcher]) -> None:
+    """Close every socket of ``socket_map`` (on the server's loop): each
+    connection as waitress closes one a client left (``handle_close``, which
+    also closes its output buffers: a file still being sent), then the
+    rest (the listening socket, the trigger)."""
+    for dispatcher in list(socket_map.values()):
+        if isinstance(dispatcher, HTTPChannel):
+            _close(dispatcher)
+    wasyncore.close_all(socket_map)
+
+
 class GuardedServer(TcpWSGIServer):
     """waitress's TCP server with the guards of the module docstring.
     ``guards``: ``per_address``, ``request_timeout``, ``send_timeout``."""
@@ -173,7 +184,7 @@ class PageServer:
         # If the loop, woken by a stream ending, runs the closing thunk before
         # this thread writes to the trigger, the trigger is already closed.
         with contextlib.suppress(OSError):
-            trigger.pull_trigger(lambda: wasyncore.close_all(socket_map))
+            trigger.pull_trigger(functools.partial(_close_all, socket_map))
         self.thread.join(timeout)
         server.task_dispatcher.shutdown(timeout=timeout)
         if self.thread.is_alive():
