@@ -609,9 +609,10 @@ class Nasty7(Game[Nasty7State]):
         late = False
         if call.onset is not None:
             onset, talk_end = call.onset, call.talk_end
-        elif event.seat is None and ((talk and words) or not strong):
-            # Table talk, or a voice with no sure word in it: not known to be
-            # the call, so not its onset (the limit runs to the call's onset).
+        elif event.seat is None and not strong:
+            # Table talk (below talk_confidence, never above min_confidence),
+            # or a voice with no sure word in it: not known to be the call,
+            # so not its onset (the limit runs to the call's onset).
             onset, talk_end = None, max(end, call.talk_end or end)
         else:
             onset, talk_end = event.t, call.talk_end
