@@ -11,8 +11,8 @@ the recognizer decodes (``Heard.pcm``) and the setup's checks
 FSDD development speaker that way, from takes 0-2 of "one" to "seven" said
 1.5 s apart over a -60 dBFS floor and fed through ``Listener``
 (pocketsphinx, The Nasty 7's grammar), and also straight from the same
-files (``templates.enrollment_of``, as ``bench/enrolled.py`` gives the
-sessions). Each enrollment is then scored on the speaker's held-out takes
+files (``templates.enrollment_of``, as ``bench/enrolled.py --files``
+gives the sessions; without ``--files`` it gives them takes heard this way). Each enrollment is then scored on the speaker's held-out takes
 (3 and up; never enrolled) of each word, each over the same floor with
 0.3 s around it:
 

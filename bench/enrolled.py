@@ -2,7 +2,7 @@
 
 Run from the project's root::
 
-    .venv/bin/python bench/enrolled.py --out DIR [--data DIR] [--takes 3]
+    .venv/bin/python bench/enrolled.py --out DIR [--data DIR] [--takes 3] [--files]
 
 For every session of a human-voice set in ``tools/score.py``'s layout (the
 shared ``../shared/human-calls/sessions`` by default, or ``bench/humanset.py``'s
@@ -11,8 +11,17 @@ field: each player's takes of the count words "one" to "seven" and of the
 wrong numbers the voices page also asks for ("zero", "eight", "nine";
 ``--extra ""`` for the count words alone), taken from that player's FSDD
 speaker (the ground truth's ``voices``) at the takes kept
-for enrollment (0 .. ``--takes``-1: never a take any session says). The WAVs
-are linked, not copied; ``truth.jsonl`` and ``mix.jsonl`` come along, so
+for enrollment (0 .. ``--takes``-1: never a take any session says).
+
+The takes are heard as the voices page hears them (``heard_takes``): each
+FSDD take said over the table's -60 dBFS floor, heard by the live ear
+(``Listener``, The Nasty 7's grammar) and kept by ``VoiceSetup.heard`` as
+the utterance the ear hands over, written by its ``TakeStore`` under
+``DIR/enroll/VOICE``. ``--files`` links the FSDD files themselves instead,
+as this script did before (an FSDD file is cut close to its word, and
+``templates.voiced`` refuses a few of them for want of a floor to rise
+from, which the page would have asked for again). The session WAVs are
+linked, not copied; ``truth.jsonl`` and ``mix.jsonl`` come along, so
 ``score.py --data DIR`` scores the enrolled ear on exactly the same rounds.
 Only the development speakers (george, jackson, lucas) are in the raw set.
 """
@@ -23,6 +32,7 @@ import argparse
 import json
 import os
 import shutil
+import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -35,18 +45,122 @@ DIGIT = {w: i for i, w in enumerate(
     ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine"))}
 
 
+VOICES = ("george", "jackson", "lucas")
+"""The FSDD development speakers, the only ones in the raw set."""
+INDEX = "kept.json"
+"""In a cache folder of heard takes: the takes per word, as ``heard_takes``
+gives them."""
+GAP_S = 1.5
+"""Seconds from one take's start to the next as the page hears them (the
+floor runs on between them)."""
+
+
+class TakeRefused(RuntimeError):
+    """A take the voices page would ask for again: this set has no other
+    take of that word to give it (the later ones are said in sessions)."""
+
+
+def heard_takes(voice: str, words: tuple[str, ...], takes: int, raw: Path,
+                folder: Path) -> dict[str, list[str]]:
+    """``voice``'s FSDD takes 0..``takes``-1 of ``words``, in the order the
+    voices page asks for them, each said ``GAP_S`` apart over the table's
+    floor (``synth.noise_floor``, -60 dBFS; seeded by the voice), heard by
+    the live ear (``Listener`` at 16,000 Hz with The Nasty 7's grammar) and
+    kept by ``VoiceSetup.heard`` into a ``TakeStore`` under ``folder``: per
+    word, the kept WAVs' paths relative to ``folder``. Raises
+    ``TakeRefused`` when the page would ask for a take again."""
+    import numpy as np
+    import soxr
+
+    from companion.audio import synth
+    from companion.games import make_game
+    from companion.games.base import Match
+    from companion.referee.judge import mono_of, read_wav_channels, set_grammar
+    from companion.referee.recognizer import open_recognizer
+    from companion.referee.stream import Listener
+    from companion.referee.templates import RATE
+    from companion.voice.pack import load_pack
+    from companion.voice_setup import TakeStore, VoiceSetup
+
+    count = tuple(w for w in words if w in COUNT_WORDS)
+    setup = VoiceSetup(count, TakeStore(folder), rounds=takes,
+                       wrong=tuple(w for w in words if w not in count))
+    setup.start([voice])
+    listener = Listener(open_recognizer(None, load_pack("en"), notice=False), RATE)
+    set_grammar(listener, Match(make_game("nasty7", ["Abby", "Beth"], {})))
+    block, seed = RATE // 50, VOICES.index(voice) if voice in VOICES else 0
+    # the floor alone first, as before anyone speaks
+    quiet = np.round(synth.noise_floor(2 * RATE, rate=RATE, seed=seed * 1000 + 1)).astype(np.int16)
+    for at in range(0, len(quiet), block):
+        listener.feed(quiet[at:at + block], at / RATE)
+    now = len(quiet)
+    while (prompt := setup.prompt) is not None:
+        if prompt.again:
+            raise TakeRefused(f"{voice}'s take {prompt.take - 1} of {prompt.word!r} "
+                              "was not kept")
+        pcm, rate = read_wav_channels(raw / f"{DIGIT[prompt.word]}_{voice}_{prompt.take - 1}.wav")
+        clip = soxr.resample(mono_of(pcm), rate, RATE).astype(np.float64)
+        audio = synth.noise_floor(round(GAP_S * RATE), rate=RATE, seed=seed * 1000 + now)
+        lead = round(0.3 * RATE)
+        audio[lead:lead + len(clip)] += clip[:len(audio) - lead]
+        chunk = np.clip(np.round(audio), -32768, 32767).astype(np.int16)
+        for at in range(0, len(chunk), block):
+            for heard in listener.feed(chunk[at:at + block], now / RATE):
+                setup.heard(heard.pcm, heard.rate)
+            now += len(chunk[at:at + block])
+        if setup.prompt == prompt:  # nothing heard yet: the floor runs on
+            tail = synth.noise_floor(RATE, rate=RATE, seed=seed * 1000 + now)
+            for heard in listener.feed(np.round(tail).astype(np.int16), now / RATE):
+                setup.heard(heard.pcm, heard.rate)
+            now += RATE
+            if setup.prompt == prompt:
+                raise TakeRefused(f"{voice}'s take {prompt.take - 1} of "
+                                  f"{prompt.word!r} was not heard")
+    return setup.takes_of([voice]).get(voice, {})
+
+
+def kept_heard(voice: str, words: tuple[str, ...], takes: int, raw: Path, folder: Path,
+               cache: Path | None = None) -> dict[str, list[str]]:
+    """``heard_takes`` into ``folder``, or the same takes copied from
+    ``cache`` (a folder; None: none) where an earlier call kept them: the
+    ear hears the same takes the same way every time, and hearing them
+    takes seconds per voice. Raises ``TakeRefused`` as ``heard_takes``."""
+    if cache is None:
+        return heard_takes(voice, words, takes, raw, folder)
+    kept = cache / f"{voice}-{takes}-{'-'.join(words)}"
+    if not (kept / INDEX).is_file():
+        cache.mkdir(parents=True, exist_ok=True)
+        made = Path(tempfile.mkdtemp(prefix=f".{kept.name}.", dir=cache))
+        (made / INDEX).write_text(json.dumps(heard_takes(voice, words, takes, raw, made)))
+        try:
+            made.rename(kept)  # one step: a copy made at the same time keeps the first
+        except OSError:
+            shutil.rmtree(made, ignore_errors=True)
+    shutil.copytree(kept, folder, dirs_exist_ok=True)
+    return dict(json.loads((kept / INDEX).read_text()))
+
+
 def enroll_set(data: Path, out: Path, takes: int, raw: Path,
-               words: tuple[str, ...] = COUNT_WORDS) -> int:
+               words: tuple[str, ...] = COUNT_WORDS, *, files: bool = False,
+               cache: Path | None = None) -> int:
     """Write the enrolled copy of ``data`` to ``out`` (each player's takes of
-    ``words``); the number of sessions."""
+    ``words``: heard as the voices page hears them, ``heard_takes``, kept
+    in ``cache`` for the next call when given, or with ``files`` the FSDD
+    files themselves); the number of sessions. Raises ``TakeRefused`` as
+    ``heard_takes``."""
     (out / "enroll").mkdir(parents=True, exist_ok=True)
-    for word in words:
-        for voice in ("george", "jackson", "lucas"):
-            for k in range(takes):
-                name = f"{DIGIT[word]}_{voice}_{k}.wav"
+    kept: dict[str, dict[str, list[str]]] = {}
+    for voice in VOICES:
+        if files:
+            kept[voice] = {w: [f"{DIGIT[w]}_{voice}_{k}.wav" for k in range(takes)]
+                           for w in words}
+            for name in (n for ns in kept[voice].values() for n in ns):
                 link = out / "enroll" / name
                 if not link.exists():
                     os.symlink((raw / name).resolve(), link)
+        else:
+            kept[voice] = kept_heard(voice, words, takes, raw, out / "enroll" / voice, cache)
+            kept[voice] = {w: [f"{voice}/{p}" for p in ps] for w, ps in kept[voice].items()}
     n = 0
     for split_dir in sorted(p for p in data.iterdir() if p.is_dir()):
         truth_file = split_dir / "truth.jsonl"
@@ -70,8 +184,7 @@ def enroll_set(data: Path, out: Path, takes: int, raw: Path,
                 header = json.loads(lines[0])
                 up = os.path.relpath(out / "enroll", dest)
                 header["enrollment"] = {
-                    player: {w: [f"{up}/{DIGIT[w]}_{voice}_{k}.wav" for k in range(takes)]
-                             for w in words}
+                    player: {w: [f"{up}/{p}" for p in ps] for w, ps in kept[voice].items()}
                     for player, voice in voices.get(session.stem, {}).items()}
                 (dest / session.name).write_text(
                     "\n".join([json.dumps(header), *lines[1:]]) + "\n")
@@ -88,6 +201,9 @@ def main() -> None:
     ap.add_argument("--out", type=Path, required=True)
     ap.add_argument("--data", type=Path, default=HUMAN / "sessions")
     ap.add_argument("--takes", type=int, default=3, help="takes per word (FSDD takes 0..N-1)")
+    ap.add_argument("--files", action="store_true",
+                    help="link the FSDD files as the takes, not the takes heard as the "
+                         "voices page hears them")
     ap.add_argument("--extra", default=",".join(WRONG_NUMBERS),
                     help="comma-separated words enrolled besides the count words "
                          "(FSDD digits: zero, eight, nine)")
@@ -98,8 +214,13 @@ def main() -> None:
     if not 1 <= args.takes <= 3:
         ap.error("--takes must be 1 to 3: later takes are said in the sessions")
     words = COUNT_WORDS + tuple(w for w in extra if w not in COUNT_WORDS)
-    n = enroll_set(args.data, args.out, args.takes, HUMAN / "raw" / "fsdd", words)
-    print(f"{n} sessions with enrollment ({args.takes} takes a word) in {args.out}")
+    try:
+        n = enroll_set(args.data, args.out, args.takes, HUMAN / "raw" / "fsdd", words,
+                       files=args.files)
+    except TakeRefused as exc:
+        raise SystemExit(f"enrolled.py: {exc}") from None
+    how = "the FSDD files" if args.files else "heard as the voices page hears them"
+    print(f"{n} sessions with enrollment ({args.takes} takes a word, {how}) in {args.out}")
 
 
 if __name__ == "__main__":

@@ -7,6 +7,7 @@ the adapter at an empty folder."""
 from __future__ import annotations
 
 import json
+import os
 import struct
 import sys
 from pathlib import Path
@@ -133,7 +134,8 @@ def generated(tmp: Path, condition: str, rounds: int) -> tuple[Path, dict[str, A
     humanset.main(["--out", str(tmp / "set"), "--seed", "17", "--rounds", str(rounds),
                    "--splits", "dev", "--conditions", condition])
     enroll_bench.enroll_set(tmp / "set", tmp / "enrolled", 3, FSDD,
-                            enroll_bench.COUNT_WORDS + enroll_bench.WRONG_NUMBERS)
+                            enroll_bench.COUNT_WORDS + enroll_bench.WRONG_NUMBERS,
+                            cache=Path(os.environ["COMPANION_CACHE"]) / "heard-takes")
     t = json.loads((tmp / "set" / "dev" / "truth.jsonl").read_text().splitlines()[rounds - 1])
     return tmp / "enrolled" / "dev" / condition / f"{t['session']}.jsonl", t
 
