@@ -68,7 +68,8 @@ def heard_takes(voice: str, words: tuple[str, ...], takes: int, raw: Path,
     the live ear (``Listener`` at 16,000 Hz with The Nasty 7's grammar) and
     kept by ``VoiceSetup.heard`` into a ``TakeStore`` under ``folder``: per
     word, the kept WAVs' paths relative to ``folder``. Raises
-    ``TakeRefused`` when the page would ask for a take again."""
+    ``TakeRefused`` when the page would ask for a take again, or kept more
+    than one take from one (a word heard as two utterances)."""
     import numpy as np
     import soxr
 
@@ -98,6 +99,7 @@ def heard_takes(voice: str, words: tuple[str, ...], takes: int, raw: Path,
         if prompt.again:
             raise TakeRefused(f"{voice}'s take {prompt.take - 1} of {prompt.word!r} "
                               "was not kept")
+        held = setup.held(voice)
         pcm, rate = read_wav_channels(raw / f"{DIGIT[prompt.word]}_{voice}_{prompt.take - 1}.wav")
         clip = soxr.resample(mono_of(pcm), rate, RATE).astype(np.float64)
         audio = synth.noise_floor(round(GAP_S * RATE), rate=RATE, seed=seed * 1000 + now)
@@ -116,6 +118,9 @@ def heard_takes(voice: str, words: tuple[str, ...], takes: int, raw: Path,
             if setup.prompt == prompt:
                 raise TakeRefused(f"{voice}'s take {prompt.take - 1} of "
                                   f"{prompt.word!r} was not heard")
+        if setup.held(voice) > held + 1:  # a piece of it kept as the next word's take
+            raise TakeRefused(f"{voice}'s take {prompt.take - 1} of {prompt.word!r} "
+                              "was heard as more than one utterance")
     return setup.takes_of([voice]).get(voice, {})
 
 
