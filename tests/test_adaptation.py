@@ -199,8 +199,8 @@ def test_a_call_its_takes_hear_as_another_word_is_heard_with_the_callers_model(
         tmp_path: Path) -> None:
     """The generated development split's s000 in kitchen noise at 10 dB:
     the last call's first hearing is unsure and the caller's takes fit
-    another word better than the call by the decision's mistake gap (so
-    the bundled model's copies are not heard); the caller's model, adapted
+    another word better than the call by ``template_favoured`` (so the
+    bundled model's copies are not heard); the caller's model, adapted
     in noise too, hears it as the call owed. The round has no wrong call,
     and no mistake is ruled either way."""
     from companion.referee.decision import DEFAULT, Evidence, Verdict
@@ -224,7 +224,7 @@ def test_a_call_its_takes_hear_as_another_word_is_heard_with_the_callers_model(
         traces[adapt] = trace
     in_window = [(e, v) for e, v in traces[False] if e.onset >= call["flip_t"]]
     assert in_window and all(v.outcome == "unsure" for _, v in in_window)
-    assert any(e.template_gap is not None and e.template_gap >= DEFAULT.template_mistake
+    assert any(e.template_gap is not None and e.template_gap >= DEFAULT.template_favoured
                for e, _ in in_window)
     for adapt, rulings in results.items():
         ok = {(r["player"], r["count"]) for r in rulings if r["type"] == "call_ok"}

@@ -106,6 +106,12 @@ class Thresholds:
       by one recognizer kept over the evening (bench/RESULTS.md, "Two false
       mistakes in more development rounds"); up to 0.5 no wrong call
       caught on the development sets is lost.
+    - ``template_favoured`` [0.3]: a gap at or above this keeps the
+      bundled model from hearing the copies of an unsure call (the
+      suppressor and the seat mask can thin a word into another, which
+      that model then takes for the call: ``stream.Listener``). It was
+      ``template_mistake``'s value when that rule was chosen, and stays
+      there now that a mistake asks for more.
     - ``template_fit`` [1.4]: the fit at or below which takes count as a
       repeat of what was heard. In a reverberant room no take fits this
       well, and the gap alone is then no evidence.
@@ -227,6 +233,7 @@ class Thresholds:
     template_right: float = -0.1
     template_fit: float = 1.4
     template_mistake: float = 0.4
+    template_favoured: float = 0.3
     template_margin: float = 0.25
     mistake_enrolled: float = 0.6
     mistake_unenrolled: float = 0.8

@@ -619,7 +619,7 @@ class Listener:
             # does not hear again what was taken for talk: long, mostly other
             # voices, the dearest decode for the fewest calls.
             favoured = (evidence.template_gap is not None
-                        and evidence.template_gap >= self.thresholds.template_mistake)
+                        and evidence.template_gap >= self.thresholds.template_favoured)
             adapt_for = owed.caller if verdict.outcome == "unsure" else None
             for hearing in self._hearings(seg, first, last, (lo, hi), last_voiced, adapt_for,
                                           copies=not favoured):
@@ -859,7 +859,7 @@ class Listener:
         the words heard in it, only when they fit the call as a repeat does
         (``Thresholds.template_fit``: the takes' rules were chosen on raw
         calls). Not asked when the caller's takes already found another
-        word fitting the raw call better by ``Thresholds.template_mistake``
+        word fitting the raw call better by ``Thresholds.template_favoured``
         (the suppressor can thin a word into another: the s and v of
         "seven" go with the hiss). The evidence, verdict and heard words
         (times from the utterance's decoded stretch) when it is right; None
