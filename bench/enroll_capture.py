@@ -12,9 +12,10 @@ FSDD development speaker that way, from takes 0-2 of "one" to "seven" said
 1.5 s apart over a -60 dBFS floor and fed through ``Listener``
 (pocketsphinx, The Nasty 7's grammar), and also straight from the same
 files (``templates.enrollment_of``, as ``bench/enrolled.py --files``
-gives the sessions; without ``--files`` it gives them takes heard this way). Each enrollment is then scored on the speaker's held-out takes
-(3 and up; never enrolled) of each word, each over the same floor with
-0.3 s around it:
+gives the sessions; without ``--files`` it gives them takes heard this
+way). Each enrollment is then scored on the speaker's held-out takes (3
+and up; never enrolled) of each word, each over the same floor with 0.3 s
+around it:
 
 * *owed fits*: the take of word w, with w owed: the gap is below zero;
 * *other refused*: the take of word w, with the next word owed (w+1, seven
