@@ -7,7 +7,6 @@ the adapter at an empty folder."""
 from __future__ import annotations
 
 import json
-import os
 import struct
 import sys
 from pathlib import Path
@@ -16,6 +15,7 @@ from typing import Any
 import numpy as np
 import pytest
 from fsdd import FSDD, needs_fsdd, take
+from test_replay_human import heard_cache
 
 from companion.referee.adaptation import (
     AdaptationError,
@@ -135,7 +135,7 @@ def generated(tmp: Path, condition: str, rounds: int) -> tuple[Path, dict[str, A
                    "--splits", "dev", "--conditions", condition])
     enroll_bench.enroll_set(tmp / "set", tmp / "enrolled", 3, FSDD,
                             enroll_bench.COUNT_WORDS + enroll_bench.WRONG_NUMBERS,
-                            cache=Path(os.environ["COMPANION_CACHE"]) / "heard-takes")
+                            cache=heard_cache())
     t = json.loads((tmp / "set" / "dev" / "truth.jsonl").read_text().splitlines()[rounds - 1])
     return tmp / "enrolled" / "dev" / condition / f"{t['session']}.jsonl", t
 
