@@ -507,7 +507,8 @@ def test_the_takes_and_the_recognizer_naming_one_wrong_word_lower_both_lines() -
     repeat (1.26), the five's 2.32 worse. Two witnesses name the same wrong
     word: a mistake, though far below the recognizer's own bar, and (s013:
     a wrong "five" for a two) though said 5.8 dB below the recent calls.
-    Not when the gap is short of ``template_agree``: a correct "six" heard
+    Not when the gap is short of ``template_agree`` (``template_agree_close``
+    for a word that fits its takes as a repeat): a correct "six" heard
     as "eight" at 0.96 had the player's "eight" takes fit it best by 0.99;
     not when the takes fit best another word than the one heard, nor when
     they fit nothing (``template_wrong_fit``), nor in noise short of
@@ -524,7 +525,9 @@ def test_the_takes_and_the_recognizer_naming_one_wrong_word_lower_both_lines() -
     assert decide(replace(seven, template_best_word="six"), th).outcome == "unsure"
     assert decide(replace(seven, template_best_fit=2.2, template_fit=2.6), th).outcome == "unsure"
     assert decide(replace(seven, floor_dbfs=-40.0, steady=False), th).outcome == "unsure"
-    assert decide(replace(seven, template_gap=1.9), th).outcome == "unsure"
+    assert decide(replace(seven, template_gap=1.9, template_best_fit=1.4,
+                          template_fit=1.7), th).outcome == "unsure"
+    assert decide(replace(seven, template_gap=1.2), th).outcome == "unsure"
     eight = Evidence(words=(w("eight", 0.96),), decoded=(w("eight", 0.96),), expected=("six",),
                      template_gap=0.99, template_word="six", template_fit=1.79,
                      template_best_fit=1.45, template_best_word="eight",
@@ -627,3 +630,35 @@ def test_the_sound_heard_surely_is_no_mistake_while_the_takes_barely_speak() -> 
                      floor_dbfs=-60.4, cut=True)
     assert decide(sound, th).outcome == "unsure"
     assert decide(replace(sound, template_gap=0.5), th).outcome == "mistake"
+
+
+def test_a_wrong_number_said_plainly_is_caught_when_its_takes_agree_closely() -> None:
+    """Development rounds (``--seed 17``, clean, s035): Debbie owes "six" and
+    says "nine"; the recognizer hears "nine" at 0.988, just short of its own
+    bar, and her nine takes fit it best, at 0.86 of their spread (the six's
+    at 1.17), the six's 1.34 worse: short of ``template_agree``, but two
+    witnesses on a word heard as a close repeat of its takes
+    (``template_close_fit``): a wrong number. Not with the word fitting
+    only as loosely as a correct "six" heard as "eight" in the far field
+    (``--seed 18``, s001: 1.48), nor with the call owed's takes fitting
+    nearly as well (a correct "six" heard as "three" at a development table,
+    ``template_margin``), nor in talk short of the clear SNR, nor with the
+    recognizer far less sure of the word (``mistake_close``)."""
+    th = Thresholds()
+    heard = (Word("nine", 0.33, 1.13, 0.988),)
+    nine = Evidence(words=heard, decoded=heard, expected=("six",), template_gap=1.34,
+                    template_word="six", template_fit=1.17, template_best_fit=0.86,
+                    template_best_word="nine", enrolled=ENROLLED | WRONG_NUMBERS,
+                    heard_only=WRONG_NUMBERS, loud_db=-28.5, reference_db=-28.7,
+                    floor_dbfs=-60.5, steady=True)
+    assert th.template_agree_close <= 1.34 < th.template_agree
+    assert decide(nine, th).outcome == "mistake"
+    assert decide(nine, replace(th, template_agree_close=th.template_agree)).outcome == "unsure"
+    assert decide(replace(nine, template_best_fit=1.48, template_fit=1.73),
+                  th).outcome == "unsure"
+    assert decide(replace(nine, template_fit=1.05), th).outcome == "unsure"
+    assert decide(replace(nine, floor_dbfs=-49.5, steady=False), th).outcome == "unsure"
+    # Another seat's "eight" that the caller's takes fitted at 1.19, heard
+    # at 0.54: the recognizer must be fairly sure too.
+    barely = (Word("nine", 0.33, 1.13, 0.54),)
+    assert decide(replace(nine, words=barely, decoded=barely), th).outcome == "unsure"
