@@ -645,12 +645,9 @@ def test_a_wrong_number_said_plainly_is_caught_when_its_takes_agree_closely() ->
     ``template_margin``), nor in talk short of the clear SNR, nor with the
     recognizer far less sure of the word (``mistake_close``)."""
     th = Thresholds()
-    heard = (Word("nine", 0.33, 1.13, 0.988),)
-    nine = Evidence(words=heard, decoded=heard, expected=("six",), template_gap=1.34,
-                    template_word="six", template_fit=1.17, template_best_fit=0.86,
-                    template_best_word="nine", enrolled=ENROLLED | WRONG_NUMBERS,
-                    heard_only=WRONG_NUMBERS, loud_db=-28.5, reference_db=-28.7,
-                    floor_dbfs=-60.5, steady=True)
+    nine = replace(enrolled("nine", 0.988, gap=1.34, fit=1.17, best_fit=0.86, loud_db=-28.5,
+                            reference_db=-28.7, floor_dbfs=-60.5),
+                   enrolled=ENROLLED | WRONG_NUMBERS, heard_only=WRONG_NUMBERS, steady=True)
     assert th.template_agree_close <= 1.34 < th.template_agree
     assert decide(nine, th).outcome == "mistake"
     assert decide(nine, replace(th, template_agree_close=th.template_agree)).outcome == "unsure"
@@ -660,5 +657,5 @@ def test_a_wrong_number_said_plainly_is_caught_when_its_takes_agree_closely() ->
     assert decide(replace(nine, floor_dbfs=-49.5, steady=False), th).outcome == "unsure"
     # Another seat's "eight" that the caller's takes fitted at 1.19, heard
     # at 0.54: the recognizer must be fairly sure too.
-    barely = (Word("nine", 0.33, 1.13, 0.54),)
+    barely = (w("nine", 0.54),)
     assert decide(replace(nine, words=barely, decoded=barely), th).outcome == "unsure"
