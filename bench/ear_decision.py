@@ -2,7 +2,7 @@
 
 Run from the project's root::
 
-    .venv/bin/python -m bench.ear_decision --runs DIR [--data DIR] [--jobs 2]
+    .venv/bin/python -m bench.ear_decision --runs DIR [--data DIR] [--jobs 2] [--kept]
 
 It replays every session of the human-voice development set
 (``../shared/human-calls/sessions``: real FSDD speakers, real table talk;
@@ -19,6 +19,15 @@ call whose window the utterance starts in. Per condition it prints:
 * *caught*: wrong calls (a wrong number, or "zero"/"eight"/"nine") with an
   utterance in their window the decision rules a mistake, over wrong calls;
 * *right*: correct calls with an utterance the decision rules right.
+
+With ``--kept`` the sessions are heard as the benchmark's human table
+hears them (``bench/human.py``): one recognizer kept over every condition
+of the split, condition after condition and session after session (as a
+table keeps it all evening: pocketsphinx carries its noise estimate from
+one decode to the next), in one process; without it each session gets a
+fresh recognizer, as each ``companion replay`` of ``tools/score.py`` has.
+The two hear some utterances differently, so a line of the decision is
+best checked on both.
 
 Each call is scored on its own (a mistake ends a round, and what follows
 in a replay is left out here): ``tools/score.py`` of the human set gives the
@@ -85,6 +94,51 @@ def evidence_of(job: tuple[str, str]) -> list[dict[str, Any]]:
         "session": Path(path).stem, "rc": 0, "wall_s": round(wall, 3), "stderr": "",
         "rulings": [json.loads(r.to_json()) for r in done.rulings], "evidence": out}) + "\n")
     return out
+
+
+def kept_evidence(data: Path, runs: Path, conditions: list[str],
+                  limit: int | None = None) -> list[dict[str, Any]]:
+    """The evidence rows of ``collect``, heard with one recognizer kept over
+    every session of ``data``'s dev split, condition after condition in the
+    order given, each condition's sessions in order (the first ``limit``;
+    None: all), as ``bench/human.py`` hears them. Each session's rulings and
+    evidence go to ``runs`` as ``evidence_of`` writes them; a condition
+    whose files are all there is read back instead, and every condition
+    after one heard anew is heard anew too (the recognizer's state is the
+    evening's so far)."""
+    import time
+
+    sys.path.insert(0, str(ROOT / "bench"))
+    import backends
+    import human
+
+    backend: Any = None
+    rows: list[dict[str, Any]] = []
+    fresh = False
+    for cond in conditions:
+        paths = sorted((data / "dev" / cond).glob("s*.jsonl"))[:limit]
+        outs = [runs / "dev" / cond / f"{p.stem}.out.jsonl" for p in paths]
+        done = [json.loads(o.read_text()) if o.exists() else {} for o in outs]
+        if not fresh and all("evidence" in d for d in done):
+            for p, d in zip(paths, done, strict=True):
+                rows += [{"condition": cond, "session": p.stem, **rec} for rec in d["evidence"]]
+            continue
+        fresh = True
+        if backend is None:
+            backend = backends.make("companion-pocketsphinx")
+        for p, out_file in zip(paths, outs, strict=True):
+            trace: list[Any] = []
+            t0 = time.perf_counter()
+            rulings, *_ = human.replay_session(backend, p, trace)
+            wall = time.perf_counter() - t0
+            recs = [{**plain(ev), "outcome": verdict.outcome} for ev, verdict in trace]
+            out_file.parent.mkdir(parents=True, exist_ok=True)
+            out_file.write_text(json.dumps({
+                "session": p.stem, "rc": 0, "wall_s": round(wall, 3), "stderr": "",
+                "rulings": rulings, "evidence": recs}) + "\n")
+            rows += [{"condition": cond, "session": p.stem, **rec} for rec in recs]
+        print(f"{cond}: {len(paths)} sessions heard", file=sys.stderr, flush=True)
+    return rows
 
 
 WORDS = ("words", "decoded")
@@ -192,9 +246,15 @@ def main() -> None:
     ap.add_argument("--conditions", default=",".join(CONDITIONS))
     ap.add_argument("--runs", type=Path, required=True,
                     help="where each session's rulings and evidence are kept (and reused)")
+    ap.add_argument("--kept", action="store_true",
+                    help="one recognizer kept over every condition, as bench/human.py "
+                         "hears the set (one process; --jobs unused)")
     a = ap.parse_args()
     conditions = a.conditions.split(",")
-    rows = collect(a.data, a.runs, conditions, a.jobs)
+    if a.kept:
+        rows = kept_evidence(a.data, a.runs, conditions)
+    else:
+        rows = collect(a.data, a.runs, conditions, a.jobs)
     lines = (a.data / "dev" / "truth.jsonl").read_text().splitlines()
     truth = {t["session"]: t for t in map(json.loads, lines)}
     from companion.referee.decision import DEFAULT

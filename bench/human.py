@@ -142,7 +142,7 @@ def judge_session(truth: dict[str, Any], rulings: list[dict[str, Any]]) -> list[
 # -- one backend over the set (a worker process) -------------------------------------
 
 
-def replay_session(backend: backends.Backend, path: Path,
+def replay_session(backend: backends.Backend, path: Path, trace: list[Any] | None = None,
                    ) -> tuple[list[dict[str, Any]], float, float, float | None]:
     """Rulings of one session heard through ``backend`` (``rule``); the CPU
     seconds; the audio seconds; the seconds of audio the project's ear
@@ -150,7 +150,9 @@ def replay_session(backend: backends.Backend, path: Path,
     hears it exactly as ``companion replay`` does (``judge.hear_recording``:
     the call owed and the caller known after every event, the session's
     enrollment if it has one), metered per block (``metered``); peers
-    stream it with the round's whole vocabulary (``referee.hear``)."""
+    stream it with the round's whole vocabulary (``referee.hear``).
+    ``trace``: gets the project's ear's evidence and verdict of every
+    utterance (``judge.EarSettings.trace``)."""
     import referee
 
     from companion.events import Audio
@@ -169,7 +171,7 @@ def replay_session(backend: backends.Backend, path: Path,
                 raise ValueError(f"{path}: audio at {rate} Hz, not {backends.RATE}")
             pcm = np.clip(np.round(x * 32768), -32768, 32767).astype("<i2")
             if isinstance(backend, backends.Project):
-                items, spent, fed = metered(backend, session, ev, pcm)
+                items, spent, fed = metered(backend, session, ev, pcm, trace)
                 decoded = (decoded or 0.0) + fed
             else:
                 items, _, spent = referee.hear(backend, pcm, words, ev.t, clock="cpu")
@@ -180,14 +182,15 @@ def replay_session(backend: backends.Backend, path: Path,
 
 
 def metered(backend: Any, session: Any, audio: Any, pcm: np.ndarray,
-            ) -> tuple[list[Any], float, float]:
+            trace: list[Any] | None = None) -> tuple[list[Any], float, float]:
     """The project's ear on one recording, as ``companion replay`` hears it
     (``judge.hear_recording``), each block charged the CPU seconds it took
     as if one otherwise idle core did it all in turn, blocks arriving in
     real time: each say is ready when the block that produced it is done.
     The says with their ready times (clip seconds), the CPU seconds, and the
     seconds of audio handed to a recognizer (``Listener._words``, through
-    which every hearing of the ear is decoded)."""
+    which every hearing of the ear is decoded). ``trace``: as
+    ``replay_session``'s."""
     import referee
 
     from companion.errors import EventError
@@ -233,7 +236,8 @@ def metered(backend: Any, session: Any, audio: Any, pcm: np.ndarray,
                 match.apply(ev)
     says = hear_recording(backend.recognizer, pcm, backends.RATE, start=audio.t,
                           later=session.events[index + 1:], match=match,
-                          settings=EarSettings(listener=Metered), enrollment=enrollment)
+                          settings=EarSettings(listener=Metered, trace=trace),
+                          enrollment=enrollment)
     return ([referee.Heard(say, at) for say, at in zip(says, ready, strict=True)], meter["cpu"],
             meter["decoded"])
 
