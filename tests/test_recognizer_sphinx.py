@@ -223,6 +223,13 @@ def test_the_added_floor_is_seeded_and_at_its_level() -> None:
     loud = np.full(100, 32767, dtype=np.int16)
     assert with_floor(loud, -60.0).max() <= 32767  # clipped, not wrapped
     assert with_floor(zeros, None) is zeros
+    # The noise is drawn once and sliced: each length gets exactly what a
+    # fresh draw of that length would (what pocketsphinx decodes is as
+    # before), and a length past the drawn one draws again.
+    for n in (7, RATE, 5 * RATE, 3 * RATE):
+        fresh = np.random.default_rng(0).normal(0.0, 32768.0 * 10 ** (-60.0 / 20), n)
+        assert np.array_equal(with_floor(zeros[:1].repeat(n), -60.0),
+                              np.clip(np.round(fresh), -32768, 32767).astype(np.int16))
 
 
 def test_twin_calls_come_out_as_two_words(sy: Synth, rec: SphinxRecognizer) -> None:

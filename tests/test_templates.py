@@ -251,6 +251,37 @@ def test_a_short_word_in_hiss_meets_its_takes_short_copies(
     assert right >= as_takes[1] + 2 and wrong <= as_takes[2]
 
 
+@needs_fsdd
+def test_a_takes_noisy_copies_are_made_once_for_every_enrollment_that_holds_it() -> None:
+    """A replay loads each round's takes anew, and a table keeps them all
+    evening: the copies of a take in noise are kept by its content, so a
+    second enrollment of the same takes matches a call in hiss exactly as
+    the first, from the very same copies, and a different take gets its
+    own. Real voices (FSDD), noise of a test."""
+    def enroll(voice: str) -> Enrollment:
+        out = Enrollment()
+        for digit in (2, 6):
+            for k in range(3):
+                assert out.add("Abby", WORDS[digit], take(digit, voice, k))
+        return out
+
+    call = in_noise(fsdd.take(6, "george", 41, pad_s=0.3), 10.0, seed=41)
+    first, second, other = enroll("george"), enroll("george"), enroll("lucas")
+    a = first.match("Abby", ["six"], call, snr_db=10.0)
+    b = second.match("Abby", ["six"], call, snr_db=10.0)
+    assert a is not None and a == b
+    step = 9.0  # 10 dB to the nearest SNR step
+    kept, again = first._noisy[("Abby", step, STEADY_FLOOR_DB)], second._noisy[
+        ("Abby", step, STEADY_FLOOR_DB)]
+    assert kept["six"] and all(x is y for x, y in zip(kept["six"], again["six"], strict=True))
+    assert not kept["six"][0].flags.writeable
+    direct = features(in_noise(first.audio["Abby"]["six"][0], step, seed=0), STEADY_FLOOR_DB)
+    assert np.array_equal(kept["six"][0], direct)
+    other.match("Abby", ["six"], call, snr_db=10.0)
+    theirs = other._noisy[("Abby", step, STEADY_FLOOR_DB)]["six"]
+    assert not any(x is y for x in theirs for y in kept["six"])
+
+
 def test_a_changing_floor_is_cut_as_before() -> None:
     """Noise that comes and goes (clatter: each 50 ms 0-12 dB over a quiet
     floor) is no steady floor: the stray sounds a few dB over it are not a

@@ -34,6 +34,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 import numpy as np
+import numpy.typing as npt
 
 from companion.errors import RecognizerError
 from companion.referee import sphinx_decoder
@@ -333,8 +334,21 @@ def with_floor(pcm: Pcm, dbfs: float | None, seed: int = 0) -> Pcm:
     repeatable); ``pcm`` itself when ``dbfs`` is None."""
     if dbfs is None or len(pcm) == 0:
         return pcm
-    noise = np.random.default_rng(seed).normal(0.0, 32768.0 * 10 ** (dbfs / 20), len(pcm))
-    return np.clip(np.round(pcm + noise), -32768, 32767).astype(np.int16)
+    noise = _floors.get((dbfs, seed))
+    if noise is None or len(noise) < len(pcm):
+        # Drawn once and sliced: a generator's first n draws are the same
+        # whatever the length asked for, so this is the noise drawn anew.
+        noise = np.random.default_rng(seed).normal(
+            0.0, 32768.0 * 10 ** (dbfs / 20), max(len(pcm), FLOOR_DRAWN))
+        noise.flags.writeable = False
+        _floors[(dbfs, seed)] = noise
+    return np.clip(np.round(pcm + noise[:len(pcm)]), -32768, 32767).astype(np.int16)
+
+
+FLOOR_DRAWN = 4 * 16000
+"""Samples of each floor's noise drawn at once (an utterance is at most a
+few seconds at 16 kHz); a longer one draws it again at its length."""
+_floors: dict[tuple[float, int], npt.NDArray[np.float64]] = {}
 
 
 def word_confidence(settings: SphinxSettings, score: float, frames: int,

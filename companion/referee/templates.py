@@ -21,8 +21,12 @@ Audio is 16-bit mono PCM at ``RATE`` Hz.
 
 from __future__ import annotations
 
+import hashlib
+import threading
+from collections import OrderedDict
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Generic, TypeVar
 
 import numpy as np
 import numpy.typing as npt
@@ -81,6 +85,9 @@ with copies of the takes in white noise at its own SNR (clean takes against a
 noisy call mislead DTW; the noisy copies of ``STUDY.md`` restore it)."""
 SNR_STEP_DB = 3.0
 """Noisy copies are made (and kept) per step of this many dB of SNR."""
+COPIES_KEPT = 4096
+"""The noisy copies' features kept across enrollments (``noisy_copy``), the
+least recently used going first: a few players' takes at a few steps."""
 LOCAL_MEAN_S = 0.5
 """A word matched inside a longer stretch (``subsequence_distances``) has
 the cepstral mean of this many seconds around each frame removed, about
@@ -362,6 +369,59 @@ def in_noise(pcm: npt.ArrayLike, snr_db: float, seed: int = 0) -> npt.NDArray[np
     return np.clip(x + noise, -32768.0, 32767.0)
 
 
+V = TypeVar("V")
+
+
+def digest(x: npt.ArrayLike) -> bytes:
+    """A 16-byte digest of an array's content (BLAKE2b): what the caches
+    below know a take by."""
+    return hashlib.blake2b(np.ascontiguousarray(x).tobytes(), digest_size=16).digest()
+
+
+class _Kept(Generic[V]):
+    """Values kept by key across enrollments, at most ``size``, the least
+    recently used going first; safe to share between threads."""
+
+    def __init__(self, size: int) -> None:
+        self.size = size
+        self._items: OrderedDict[tuple[object, ...], V] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, key: tuple[object, ...]) -> tuple[bool, V | None]:
+        with self._lock:
+            if key not in self._items:
+                return False, None
+            self._items.move_to_end(key)
+            return True, self._items[key]
+
+    def put(self, key: tuple[object, ...], value: V) -> None:
+        with self._lock:
+            self._items[key] = value
+            while len(self._items) > self.size:
+                self._items.popitem(last=False)
+
+
+_copies: _Kept[npt.NDArray[np.float32]] = _Kept(COPIES_KEPT)
+_spreads: _Kept[float | None] = _Kept(COPIES_KEPT)
+
+
+def noisy_copy(pcm: npt.NDArray[np.float64], snr_db: float, margin_db: float, seed: int,
+               key: bytes | None = None) -> npt.NDArray[np.float32]:
+    """``features(in_noise(pcm, snr_db, seed), margin_db)``, kept by the
+    take's content (``key``: its ``digest``, when known) for the next
+    enrollment that holds the same take (a replay loads each round's takes
+    anew; a table keeps them all evening): the same array, read-only, for
+    the same take, SNR, margin and seed."""
+    full = (key if key is not None else digest(pcm), snr_db, margin_db, seed)
+    _, got = _copies.get(full)
+    if got is not None:
+        return got
+    made = features(in_noise(pcm, snr_db, seed=seed), margin_db)
+    made.flags.writeable = False
+    _copies.put(full, made)
+    return made
+
+
 @dataclass
 class Enrollment:
     """The players' enrolled takes: ``takes[player][word]`` is a list of
@@ -379,6 +439,7 @@ class Enrollment:
     _noisy: dict[tuple[str, float, float], dict[str, list[npt.NDArray[np.float32]]]] = field(
         default_factory=dict, repr=False)
     _spread: dict[tuple[str, str], float | None] = field(default_factory=dict, repr=False)
+    _digests: dict[tuple[str, str, int], bytes] = field(default_factory=dict, repr=False)
 
     def add(self, player: str, word: str, pcm: npt.ArrayLike) -> bool:
         """Enroll one take (mono samples at ``RATE`` Hz) of ``word`` by
@@ -421,6 +482,7 @@ class Enrollment:
         """``player``'s takes changed: what was computed from them goes."""
         self._noisy = {k: v for k, v in self._noisy.items() if k[0] != player}
         self._spread = {k: v for k, v in self._spread.items() if k[0] != player}
+        self._digests = {k: v for k, v in self._digests.items() if k[0] != player}
 
     def spread(self, player: str, word: str) -> float | None:
         """How far ``player``'s takes of ``word`` lie from each other: the
@@ -429,10 +491,15 @@ class Enrollment:
         scores against them."""
         if (player, word) not in self._spread:
             takes = self.takes.get(player, {}).get(word, [])
-            near = [float(distances(t, takes[:i] + takes[i + 1:]).min())
-                    for i, t in enumerate(takes)] if len(takes) >= 2 else []
-            finite = [d for d in near if np.isfinite(d)]
-            self._spread[(player, word)] = float(np.mean(finite)) if finite else None
+            key = tuple(digest(t) for t in takes)  # kept by content, as ``noisy_copy``
+            found, kept = _spreads.get(key)
+            if not found:
+                near = [float(distances(t, takes[:i] + takes[i + 1:]).min())
+                        for i, t in enumerate(takes)] if len(takes) >= 2 else []
+                finite = [d for d in near if np.isfinite(d)]
+                kept = float(np.mean(finite)) if finite else None
+                _spreads.put(key, kept)
+            self._spread[(player, word)] = kept
         return self._spread[(player, word)]
 
     def _templates(self, player: str, snr_db: float | None, margin_db: float = FLOOR_DB,
@@ -454,10 +521,17 @@ class Enrollment:
         audio = self.audio.get(player, {})
         for word in clean:
             if word not in noisy:
-                copies = [features(in_noise(pcm, step, seed=i), margin_db)
+                copies = [noisy_copy(pcm, step, margin_db, i, self._digest(player, word, i))
                           for i, pcm in enumerate(audio.get(word, []))]
                 noisy[word] = [c for c in copies if len(c) >= _least(margin_db)]
         return {w: clean[w] + noisy[w] for w in clean}
+
+    def _digest(self, player: str, word: str, i: int) -> bytes:
+        """The ``digest`` of ``player``'s ``i``-th take of ``word`` (its
+        samples), made once while the takes stay as they are."""
+        if (player, word, i) not in self._digests:
+            self._digests[(player, word, i)] = digest(self.audio[player][word][i])
+        return self._digests[(player, word, i)]
 
     def words(self, player: str) -> set[str]:
         """The words ``player`` has enrolled."""
