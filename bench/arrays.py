@@ -50,6 +50,9 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import IO, Any, ClassVar
 
+# This checkout's bench modules and companion, not the companion the environment
+# installed (a worktree's run with another checkout's venv measured that one).
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import roomsim

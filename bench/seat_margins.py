@@ -37,6 +37,9 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+# This checkout's bench modules and companion, not the companion the environment
+# installed (a worktree's run with another checkout's venv measured that one).
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import numpy as np

@@ -24,6 +24,9 @@ from typing import Any
 
 import numpy as np
 
+# This checkout's bench modules and companion, not the companion the environment
+# installed (a worktree's run with another checkout's venv measured that one).
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import roomsim
