@@ -407,8 +407,10 @@ _spreads: _Kept[float | None] = _Kept(COPIES_KEPT)
 
 def noisy_copy(pcm: npt.NDArray[np.float64], snr_db: float, margin_db: float, seed: int,
                key: bytes | None = None) -> npt.NDArray[np.float32]:
-    """``features(in_noise(pcm, snr_db, seed), margin_db)``, kept by the
-    take's content (``key``: its ``digest``, when known) for the next
+    """``features(in_noise(pcm, snr_db, seed), margin_db)`` (shape
+    ``(frames, 24)``; ``pcm`` mono samples at ``RATE`` Hz, ``snr_db`` and
+    ``margin_db`` in dB), kept by the take's content (``key``: its
+    ``digest``, when known) for the next
     enrollment that holds the same take (a replay loads each round's takes
     anew; a table keeps them all evening): the same array, read-only, for
     the same take, SNR, margin and seed."""
