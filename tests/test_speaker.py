@@ -45,6 +45,34 @@ def test_each_file_gets_its_own_render(tmp_path: Path) -> None:
     assert long.seconds > 2 * short.seconds
 
 
+def test_a_file_espeak_left_silent_is_rendered_again(tmp_path: Path,
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    # espeak-ng now and then writes no samples; that race cannot be made to
+    # happen on demand, so the first request here is sent to another file
+    # (the one asked for stays empty, as the race leaves it). The second
+    # render is real espeak-ng.
+    from companion.voice import synth
+
+    target = tmp_path / "ruling.wav"
+    target.write_bytes(b"")
+    engine = synth._engine(PACK.espeak_voice, synth.DEFAULT_WORDS_PER_MINUTE)
+    real = engine.save_to_file
+    asked: list[str] = []
+
+    def first_lost(text: str, filename: str) -> None:
+        asked.append(filename)
+        real(text, filename if len(asked) > 1 else str(tmp_path / "elsewhere.wav"))
+
+    monkeypatch.setattr(engine, "save_to_file", first_lost)
+    rendered = read_wav(render_wav("Carter: too late.", target, PACK))
+    assert asked == [str(target), str(target)]
+    assert rendered.seconds > 0.5 and _rms(rendered.samples) > 300
+    # Never more than once again: a second silent file is an error naming it.
+    monkeypatch.setattr(engine, "save_to_file", lambda text, filename: None)
+    with pytest.raises(synth.SpeechOutputError, match="wrote no audio"):
+        render_wav("Carter: too late.", tmp_path / "never.wav", PACK)
+
+
 def test_nothing_to_say_is_no_samples_and_never_reaches_espeak(tmp_path: Path) -> None:
     # pyttsx3's espeak driver crashes the process on empty text (its issue
     # #140); a sentence with nothing left to say is a file of no samples.

@@ -115,21 +115,31 @@ def render_wav(text: str, path: Path, pack: VoicePack, *,
             wav.setsampwidth(2)
             wav.setframerate(SYNTH_RATE_HZ)
         return path
-    with _LOCK:
-        engine = _engine(pack.espeak_voice, words_per_minute)
-        engine.save_to_file(spoken, str(path))
-        try:
-            engine.runAndWait()
-            # espeak-ng delivers its last callbacks on its own thread; wait for
-            # them, or they end the next file early (a truncated, silent WAV).
-            from pyttsx3.drivers import _espeak
+    # Now and then espeak-ng leaves a file with no samples (a ruling of the
+    # suite's four-player Cheat game was once left unsaid so); the same text
+    # rendered again is whole. One more render, not a loop: a second silent
+    # file is a real fault, reported.
+    for _ in range(RENDERS):
+        with _LOCK:
+            engine = _engine(pack.espeak_voice, words_per_minute)
+            engine.save_to_file(spoken, str(path))
+            try:
+                engine.runAndWait()
+                # espeak-ng delivers its last callbacks on its own thread; wait for
+                # them, or they end the next file early (a truncated, silent WAV).
+                from pyttsx3.drivers import _espeak
 
-            _espeak.Synchronize()
-        except RuntimeError as exc:
-            raise SpeechOutputError(f"espeak-ng failed on {spoken!r}: {exc}") from None
-    if not path.exists() or path.stat().st_size <= 44:
-        raise SpeechOutputError(f"espeak-ng wrote no audio for {spoken!r} to {str(path)!r}")
-    return path
+                _espeak.Synchronize()
+            except RuntimeError as exc:
+                raise SpeechOutputError(f"espeak-ng failed on {spoken!r}: {exc}") from None
+        if path.exists() and path.stat().st_size > 44:
+            return path
+        log.warning("espeak-ng wrote no audio for %r; rendering it again", spoken)
+    raise SpeechOutputError(f"espeak-ng wrote no audio for {spoken!r} to {str(path)!r}")
+
+
+RENDERS = 2
+"""How many times ``render_wav`` asks espeak-ng for a file before it gives up."""
 
 
 def read_wav(path: Path) -> Rendered:
