@@ -88,11 +88,20 @@ def evidence_of(job: tuple[str, str]) -> list[dict[str, Any]]:
     done = replay_all(session, on_audio=audio_handler(None, pack, recognizer=recognizer,
                                                       settings=EarSettings(trace=trace)))
     wall = time.perf_counter() - t0
+    return _write_run(out_file, wall, [json.loads(r.to_json()) for r in done.rulings], trace)
+
+
+def _write_run(out_file: Path, wall: float, rulings: list[dict[str, Any]],
+               trace: list[Any]) -> list[dict[str, Any]]:
+    """Write one session's replay to ``out_file`` in ``tools/score.py``'s
+    layout, with the evidence and verdict of each utterance of ``trace``
+    (``EarSettings.trace``: ``(Evidence, Verdict)`` pairs) as plain data;
+    returns that evidence. ``wall``: the replay's seconds."""
     out = [{**plain(ev), "outcome": verdict.outcome} for ev, verdict in trace]
     out_file.parent.mkdir(parents=True, exist_ok=True)
     out_file.write_text(json.dumps({
-        "session": Path(path).stem, "rc": 0, "wall_s": round(wall, 3), "stderr": "",
-        "rulings": [json.loads(r.to_json()) for r in done.rulings], "evidence": out}) + "\n")
+        "session": out_file.name.removesuffix(".out.jsonl"), "rc": 0,
+        "wall_s": round(wall, 3), "stderr": "", "rulings": rulings, "evidence": out}) + "\n")
     return out
 
 
@@ -130,12 +139,7 @@ def kept_evidence(data: Path, runs: Path, conditions: list[str],
             trace: list[Any] = []
             t0 = time.perf_counter()
             rulings, *_ = human.replay_session(backend, p, trace)
-            wall = time.perf_counter() - t0
-            recs = [{**plain(ev), "outcome": verdict.outcome} for ev, verdict in trace]
-            out_file.parent.mkdir(parents=True, exist_ok=True)
-            out_file.write_text(json.dumps({
-                "session": p.stem, "rc": 0, "wall_s": round(wall, 3), "stderr": "",
-                "rulings": rulings, "evidence": recs}) + "\n")
+            recs = _write_run(out_file, time.perf_counter() - t0, rulings, trace)
             rows += [{"condition": cond, "session": p.stem, **rec} for rec in recs]
         print(f"{cond}: {len(paths)} sessions heard", file=sys.stderr, flush=True)
     return rows

@@ -176,13 +176,18 @@ WRONG_NUMBERS = frozenset({"zero", "eight", "nine"})
 
 
 def enrolled(word: str, confidence: float, gap: float, fit: float | None = 1.6,
-             best_fit: float | None = 1.0, **levels: float) -> Evidence:
-    """One word heard where a six is owed; the takes that fit it best are
-    that word's (``template_best_word``)."""
+             best_fit: float | None = 1.0, *, owed: str = "six", best_word: str | None = None,
+             wrong_numbers: bool = False, **levels: float) -> Evidence:
+    """One word heard where ``owed`` (a six) is owed; the takes that fit it
+    best are ``best_word``'s (None: the word heard's). With
+    ``wrong_numbers``, the player enrolled those too, compared only when
+    heard (``Evidence.heard_only``)."""
+    extra = WRONG_NUMBERS if wrong_numbers else frozenset()
     return Evidence(words=(w(word, confidence),), decoded=(w(word, confidence),),
-                    expected=("six",), template_gap=gap, template_word="six",
-                    template_fit=fit, template_best_fit=best_fit, template_best_word=word,
-                    enrolled=ENROLLED, **(levels or CALLER))
+                    expected=(owed,), template_gap=gap, template_word=owed,
+                    template_fit=fit, template_best_fit=best_fit,
+                    template_best_word=best_word or word, enrolled=ENROLLED | extra,
+                    heard_only=extra, **(levels or CALLER))
 
 
 def test_the_callers_own_takes_overrule_a_confused_count_word() -> None:
@@ -603,12 +608,9 @@ def test_in_hiss_the_takes_stand_in_for_the_snr_only_when_the_word_fits_as_a_rep
     (``steady_fit``): unsure. The same utterance fitting the five's takes
     at 1.0 is the wrong number the rule catches."""
     th = Thresholds()
-    heard = (Word("five", 0.0, 0.74, 0.656),)
-    five = Evidence(words=heard, decoded=heard, expected=("seven",), template_gap=1.79,
-                    template_word="seven", template_fit=1.72, template_best_fit=1.13,
-                    template_best_word="five", enrolled=ENROLLED | WRONG_NUMBERS,
-                    heard_only=WRONG_NUMBERS, loud_db=-26.9, reference_db=-24.7,
-                    floor_dbfs=-34.9, steady=True)
+    five = replace(enrolled("five", 0.656, gap=1.79, fit=1.72, best_fit=1.13, owed="seven",
+                            wrong_numbers=True, loud_db=-26.9, reference_db=-24.7,
+                            floor_dbfs=-34.9), steady=True)
     assert th.steady_fit < 1.13
     assert decide(five, th).outcome == "unsure"
     assert decide(replace(five, template_best_fit=1.0), th).outcome == "mistake"
@@ -622,12 +624,9 @@ def test_the_sound_heard_surely_is_no_mistake_while_the_takes_barely_speak() -> 
     seven's by only 0.30. The takes must speak against the call by
     ``template_mistake`` for a mistake: unsure. By 0.5, a wrong word."""
     th = Thresholds()
-    heard = (Word("hmmrrr", 0.33, 1.09, 0.992),)
-    sound = Evidence(words=heard, decoded=heard, expected=("seven",), template_gap=0.304,
-                     template_word="seven", template_fit=1.62, template_best_fit=1.34,
-                     template_best_word="five", enrolled=ENROLLED | WRONG_NUMBERS,
-                     heard_only=WRONG_NUMBERS, loud_db=-27.3, reference_db=-29.0,
-                     floor_dbfs=-60.4, cut=True)
+    sound = replace(enrolled("hmmrrr", 0.992, gap=0.304, fit=1.62, best_fit=1.34,
+                             owed="seven", best_word="five", wrong_numbers=True,
+                             loud_db=-27.3, reference_db=-29.0, floor_dbfs=-60.4), cut=True)
     assert decide(sound, th).outcome == "unsure"
     assert decide(replace(sound, template_gap=0.5), th).outcome == "mistake"
 
@@ -645,9 +644,9 @@ def test_a_wrong_number_said_plainly_is_caught_when_its_takes_agree_closely() ->
     ``template_margin``), nor in talk short of the clear SNR, nor with the
     recognizer far less sure of the word (``mistake_close``)."""
     th = Thresholds()
-    nine = replace(enrolled("nine", 0.988, gap=1.34, fit=1.17, best_fit=0.86, loud_db=-28.5,
-                            reference_db=-28.7, floor_dbfs=-60.5),
-                   enrolled=ENROLLED | WRONG_NUMBERS, heard_only=WRONG_NUMBERS, steady=True)
+    nine = replace(enrolled("nine", 0.988, gap=1.34, fit=1.17, best_fit=0.86,
+                            wrong_numbers=True, loud_db=-28.5, reference_db=-28.7,
+                            floor_dbfs=-60.5), steady=True)
     assert th.template_agree_close <= 1.34 < th.template_agree
     assert decide(nine, th).outcome == "mistake"
     assert decide(nine, replace(th, template_agree_close=th.template_agree)).outcome == "unsure"
