@@ -658,33 +658,3 @@ def test_a_wrong_number_said_plainly_is_caught_when_its_takes_agree_closely() ->
     # at 0.54: the recognizer must be fairly sure too.
     barely = (w("nine", 0.54),)
     assert decide(replace(nine, words=barely, decoded=barely), th).outcome == "unsure"
-
-
-def test_a_wrong_number_rising_out_of_another_voice_needs_two_witnesses() -> None:
-    """Arrays' development room (4-mic, seed 503, another player first):
-    Abby says "three" out of turn, and just after it, with no pause the
-    segmenter could end her utterance at, Beth, owing "six", says "three"
-    too; her voice rises out of the tail of Abby's (``Evidence.risen``).
-    The recognizer hears "three" at 0.67 and Beth's three takes fit it best
-    (1.33), the six's 2.09 worse: the takes and the recognizer agree, 34
-    dB over the floor, and it is a wrong number. A risen utterance is
-    still no mistake on the recognizer alone, nor on takes that agree only
-    closely, nor in talk short of the clear SNR, where the tail it rose
-    from is talk (the steady-noise stand-in does not count)."""
-    th = Thresholds()
-    three = replace(enrolled("three", 0.673, gap=2.085, fit=1.72, best_fit=1.333,
-                             wrong_numbers=True, loud_db=-27.5, reference_db=-28.9,
-                             floor_dbfs=-62.0), risen=True)
-    assert decide(three, th).outcome == "mistake"
-    assert decide(replace(three, template_gap=None, template_fit=None,
-                          template_best_fit=None, template_best_word=None,
-                          words=(w("three", 0.999),), decoded=(w("three", 0.999),)),
-                  th).outcome == "unsure"  # the recognizer alone
-    close = replace(three, template_gap=1.5, template_best_fit=1.0,
-                    words=(w("three", 0.95),), decoded=(w("three", 0.95),))
-    assert decide(replace(close, risen=False), th).outcome == "mistake"
-    assert decide(close, th).outcome == "unsure"  # closely, not two witnesses
-    in_talk = replace(three, floor_dbfs=three.loud_db - th.clear_snr_db + 1.0, steady=True,
-                      template_best_fit=th.steady_fit)
-    assert decide(replace(in_talk, risen=False), th).outcome == "mistake"  # steady stand-in
-    assert decide(in_talk, th).outcome == "unsure"

@@ -11,9 +11,8 @@ rules authority and the public session format is unchanged:
   a twin): sure (1.0).
 * ``mistake``: a game word that is not the call, heard surely enough that
   a correct call is (almost) never ruled one, in an utterance that did not
-  begin inside talk (``Evidence.risen``) unless the caller's takes agree
-  on the word and it was heard clear of the noise: sure (1.0); the engine
-  rules the kind (wrong number, wrong word, hesitation).
+  begin inside talk (``Evidence.risen``): sure (1.0); the engine rules the
+  kind (wrong number, wrong word, hesitation).
 * ``unsure``: a game word that does not fit, but not surely enough:
   ``UNSURE`` (doubt: never a mistake on its own; an accusation is ruled
   from the count against what was heard).
@@ -222,15 +221,7 @@ class Thresholds:
       swept down to zero on the development split's and the arrays' dev
       rooms' recorded evidence, where no correct call met the rest of the
       agreement at any confidence (bench/RESULTS.md, "Two witnesses of a
-      wrong word, the recognizer barely sure"). The agreement, heard at
-      ``clear_snr_db`` over the floor, also lets an utterance that began
-      where a voice rose out of another (``Evidence.risen``) be a mistake:
-      on the arrays' development rooms a wrong number said just after
-      another player's voice rose out of its tail, and the caller's takes
-      named it; no correct call of the development sets (the two seeds'
-      rounds, the shared development sessions, the arrays' rooms) met
-      this (bench/RESULTS.md, "A wrong number rising out of another
-      voice").
+      wrong word, the recognizer barely sure").
     - ``template_agree_close`` [1.3], ``template_close_fit`` [1.2] and
       ``mistake_close`` [0.8]: the takes also agree with a smaller gap, at
       least ``template_agree_close``, when the word they name fits within
@@ -313,8 +304,7 @@ class Evidence:
     the heard words, and ``spot_start`` its start, seconds from the decoded
     audio's first sample (None: not looked for, or no stretch fits the
     word owed best). ``risen``: the utterance began where a voice rose out
-    of talk (``Segment.risen``): never a mistake on its own (only with
-    the caller's takes agreeing, clear of the noise: ``decide``). ``cut``: it
+    of talk (``Segment.risen``): never a mistake on its own. ``cut``: it
     was ended where a voice rose out of it (``Segment.rise``). ``steady``:
     the noise under it is steady (a fan or hiss, not talk or clatter:
     ``Listener._steady``), which the caller's takes model in their noisy
@@ -449,17 +439,14 @@ def decide(ev: Evidence, th: Thresholds = DEFAULT) -> Verdict:
             takes_against = takes_against or (gap >= th.template_wrong and named)
     caller_db = th.caller_agreed_db if agreed else th.caller_db
     caller = ev.reference_db is not None and ev.loud_db >= ev.reference_db - caller_db
-    snr_clear = ev.floor_dbfs is not None and ev.loud_db - ev.floor_dbfs >= th.clear_snr_db
     # Clear of the noise; or in steady noise, which the takes' noisy copies
     # model, when they fit the call owed far worse than the word heard and
     # that word as a repeat.
-    clear = snr_clear or (
-        ev.floor_dbfs is not None and ev.steady and takes_against
-        and ev.template_best_fit is not None and ev.template_best_fit <= th.steady_fit)
-    # A voice that rose out of what went before may be heard with that
-    # before's tail: a mistake then only on two witnesses, clear of the noise.
-    rose_clear = not ev.risen or (agreed and snr_clear)
-    if (caller and clear and rose_clear and len(words) <= th.max_words
+    clear = ev.floor_dbfs is not None and (
+        ev.loud_db - ev.floor_dbfs >= th.clear_snr_db
+        or (ev.steady and takes_against and ev.template_best_fit is not None
+            and ev.template_best_fit <= th.steady_fit))
+    if (caller and clear and not ev.risen and len(words) <= th.max_words
             and min(w.confidence for w in wrong) >= bar):
         return Verdict("mistake", SURE)
     return Verdict("unsure", min(least, UNSURE))
