@@ -41,6 +41,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+import time
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import fields, replace
 from pathlib import Path
@@ -61,8 +62,6 @@ def evidence_of(job: tuple[str, str]) -> list[dict[str, Any]]:
     """Replay one session; the evidence of each utterance as plain data.
     Its rulings go to ``runs`` in ``tools/score.py``'s layout (reused from
     there when that file holds evidence already)."""
-    import time
-
     path, runs = job
     out_file = Path(runs) / f"{Path(path).stem}.out.jsonl"
     if out_file.exists():
@@ -115,8 +114,6 @@ def kept_evidence(data: Path, runs: Path, conditions: list[str],
     whose files are all there is read back instead, and every condition
     after one heard anew is heard anew too (the recognizer's state is the
     evening's so far)."""
-    import time
-
     sys.path.insert(0, str(ROOT / "bench"))
     import backends
     import human

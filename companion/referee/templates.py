@@ -410,10 +410,10 @@ def noisy_copy(pcm: npt.NDArray[np.float64], snr_db: float, margin_db: float, se
     """``features(in_noise(pcm, snr_db, seed), margin_db)`` (shape
     ``(frames, 24)``; ``pcm`` mono samples at ``RATE`` Hz, ``snr_db`` and
     ``margin_db`` in dB), kept by the take's content (``key``: its
-    ``digest``, when known) for the next
-    enrollment that holds the same take (a replay loads each round's takes
-    anew; a table keeps them all evening): the same array, read-only, for
-    the same take, SNR, margin and seed."""
+    ``digest``, when known) for the next enrollment that holds the same
+    take (a replay loads each round's takes anew; a table keeps them all
+    evening): the same array, read-only, for the same take, SNR, margin
+    and seed."""
     full = (key if key is not None else digest(pcm), snr_db, margin_db, seed)
     _, got = _copies.get(full)
     if got is not None:
