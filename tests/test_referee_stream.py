@@ -189,7 +189,10 @@ def test_listener_resamples_and_times_words_on_the_table_clock(
     listener.set_vocabulary(["one", "two", "three", "four", "five", "six", "seven"])
     heard = feed_blocks(listener, clip.audio, device_rate, t0=500.0)
     assert [h.text for h in heard] == ["four"]
-    assert heard[0].onset == pytest.approx(501.25, abs=0.03)
+    # (the onset is the word's first frame within stream.WORD_ONSET_DB of its
+    # loudest: espeak's soft "f" sits about that far below the vowel, and is
+    # taken or not by a frame or two after resampling)
+    assert heard[0].onset == pytest.approx(501.25, abs=0.05)
     word = heard[0].words[0]
     assert 501.15 < word.start < word.end < 500.0 + clip.ends[0] + 0.1
 

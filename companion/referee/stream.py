@@ -138,6 +138,18 @@ EARLY_DB = 6.0
 calls (``CallLevels``) is not decoded early: the callers are the loud voices,
 and quieter speech is talk whose decode would be wasted."""
 
+WORD_ONSET_DB = 25.0
+"""The onset is moved on to the first 10 ms frame (then its first 2.5 ms
+sub-frame) within this many dB of the utterance's loudest 10 ms frame,
+when that comes after the VAD's onset and within the loud part: in a quiet
+room the VAD opens the utterance on whatever stands above the floor just
+before the word (a breath, a chair, the hiss of a player's own
+recording), up to ``VadSettings.backtrack_max`` early, and the 3-second
+rule counts from the word. In noise or talk the frames at the VAD's onset
+are already within this of the loudest, and nothing moves. Chosen on the
+human development set (bench/RESULTS.md, "Onsets on the word in a quiet
+room"). 0 switches it off."""
+
 RISE_DB = 9.0
 """The caller's onset is the first 10 ms frame (and the next) this many dB
 above the median level of the ``RISE_WINDOW_S`` before it, if that comes
@@ -568,6 +580,8 @@ class Listener:
         base = self.time_of(seg.start + first)
         voice_at = onset = self.time_of(seg.onset)  # the VAD's; ``onset`` may move later
         end = self.time_of(min(seg.end, seg.start + loud_end))
+        if WORD_ONSET_DB > 0:
+            onset = max(onset, self.time_of(word_onset(seg, self.rate, seg.start + loud_end)))
         cropped = seg.start + first > seg.onset  # talk before the loud part was cut
         last_voiced = (min(seg.end, seg.start + last) - seg.start - first) / self.rate
         words, kept, heard, loud = self._words(pcm, (lo, hi), last_voiced)
@@ -1102,6 +1116,30 @@ class CallLevels:
 
     def __len__(self) -> int:
         return len(self._levels)
+
+
+def word_onset(seg: Segment, rate: int, upto: int) -> int:
+    """The stream index where the word begins: the first 10 ms frame from
+    ``seg.onset`` to ``upto`` (stream indices) within ``WORD_ONSET_DB`` of
+    the loudest 10 ms frame from the onset on, refined to its first 2.5 ms
+    sub-frame that is; ``seg.onset`` when none is (``rate`` in Hz)."""
+    frame = rate // 100
+    a = max(0, seg.onset - seg.start)
+    x = seg.pcm[a:].astype(np.float64)
+    n = len(x) // frame
+    if n == 0:
+        return seg.onset
+    power = np.mean(x[:n * frame].reshape(n, frame) ** 2, axis=1)
+    bar = float(power.max()) * 10 ** (-WORD_ONSET_DB / 10)
+    last = min(n, max(0, upto - seg.start - a) // frame + 1)
+    above = np.flatnonzero(power[:last] >= bar)
+    if not len(above):
+        return seg.onset
+    k = int(above[0])
+    sub = frame // 4
+    head = x[k * frame:(k + 1) * frame]
+    j = next((j for j in range(4) if float(np.mean(head[j * sub:(j + 1) * sub] ** 2)) >= bar), 0)
+    return seg.onset + k * frame + j * sub
 
 
 def _peak_dbfs(seg: Segment, rate: int) -> float:
