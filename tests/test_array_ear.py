@@ -493,6 +493,32 @@ def test_a_voice_from_another_seat_opening_the_utterance_is_not_the_words_onset(
     assert alone[0].t == 1.5
 
 
+def test_the_seat_is_measured_where_the_voice_rose_not_where_its_word_was_timed() -> None:
+    # A call from Abby's seat while Beth talks on: measured 0.4 s into the
+    # call, the beams have nothing new to rise in, and the talker's seat
+    # stands out. The listener may time a call's onset on its word, past a
+    # soft start (``stream.WORD_ONSET_DB``); the seat is measured where the
+    # voice first rose (``Heard.sounded``).
+    call = roomsim.fsdd_take(3, "lucas", 40)
+    files = sorted((roomsim.HUMAN / "raw" / "talk" / "commands").glob("*.wav"))
+    talk = np.concatenate([roomsim._read(f) for f in files[:4]])[:int(3.5 * RATE)]
+    pcm = roomsim.render_scene([(40.0, 1.5, 0.1 * call / np.sqrt(np.mean(call ** 2))),
+                                (220.0, 0.2, 0.03 * talk / np.sqrt(np.mean(talk ** 2)))],
+                               4.0, array="usb4", seed=1)
+    ear = SteeredEar(Seating(positions=roomsim.ARRAYS["usb4"],
+                             seats={"Abby": 40.0, "Beth": 220.0, "Carter": 130.0}), RATE)
+    ear.steer_at("Abby", 0.0)
+    for i in range(0, len(pcm), 480):
+        ear.feed(pcm[i:i + 480], 0.0 if i == 0 else None)
+    word = Word("three", 1.45, 1.5 + len(call) / RATE, 1.0)
+    late = Heard(onset=2.0, end=word.end, words=(word,))
+    assert [s.seat for s in ear.says(late)] != ["Abby"]
+    rose = Heard(onset=2.0, end=word.end, words=(word,), sounded=1.5)
+    assert [(s.t, s.text, s.seat) for s in ear.says(rose)] == [(2.0, "three", "Abby")]
+    # ... and so for a voice with no word heard in it
+    assert ear.says(Heard(onset=2.0, end=word.end, words=(), sounded=1.5))[0].seat == "Abby"
+
+
 def test_a_word_split_off_to_another_seat_keeps_the_utterances_confidence() -> None:
     # An utterance that began with nothing owed (before a flip) keeps the
     # recognizer's own confidence per word, which no decision judged: a

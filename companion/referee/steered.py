@@ -144,7 +144,7 @@ class SteeredEar:
         utterance is taken as it was judged without that hearing."""
         # (the recognizer may start the first word in the quiet before the
         # voice, where nothing rises yet)
-        seats = [self._sure_seat(max(word.start, heard.onset) - WORD_LEAD_S)
+        seats = [self._sure_seat(max(word.start, heard.sound_onset) - WORD_LEAD_S)
                  for word in heard.words]
         if heard.unseated is not None:
             caller = self.expected_at(heard.onset)
@@ -152,7 +152,7 @@ class SteeredEar:
                 return self.says(heard.unseated)
         say = heard.to_say()
         if not heard.words:
-            return [self._seated(say, self.seat_of(heard.onset))]
+            return [self._seated(say, self.seat_of(heard.sound_onset))]
         groups: list[tuple[str | None, list[Word]]] = []
         for i, (word, seat) in enumerate(zip(heard.words, seats, strict=True)):
             if i == 0 or (seat is not None and seat != groups[-1][0]):
@@ -185,9 +185,9 @@ class SteeredEar:
         between) that the recognizer heard no game word in. None otherwise:
         the first word's say then starts at the utterance's onset."""
         start = heard.words[0].start
-        if first_seat is None or start - WORD_LEAD_S <= heard.onset:
+        if first_seat is None or start - WORD_LEAD_S <= heard.sound_onset:
             return None  # (the word's seat was taken at the onset itself)
-        estimate = self.seat_of(heard.onset)
+        estimate = self.seat_of(heard.sound_onset)
         if estimate is None or not estimate.sure or estimate.player == first_seat:
             return None
         return estimate.player

@@ -220,7 +220,12 @@ class Heard:
     an array, the caller's adapted model on the seat-masked copy:
     ``Hearing.vet``), the utterance as judged without that hearing, which
     stands unless its words come surely from the caller's seat
-    (``companion.referee.steered.SteeredEar.says``); None otherwise."""
+    (``companion.referee.steered.SteeredEar.says``); None otherwise.
+    ``sounded``: seconds, where the voice's first sound rose (the VAD's
+    onset, or the rise out of talk) when ``onset`` was moved on past it to
+    the word (``WORD_ONSET_DB``): the seat is measured from there, where
+    the voice's direct sound first rises in the beams; None: at
+    ``onset``."""
 
     onset: float
     end: float
@@ -231,6 +236,13 @@ class Heard:
     rate: int = 0
     brief: bool = False
     unseated: Heard | None = field(default=None, compare=False, repr=False)
+    sounded: float | None = None
+
+    @property
+    def sound_onset(self) -> float:
+        """Seconds, table clock: where the voice's first sound rose
+        (``sounded``), or ``onset``."""
+        return self.onset if self.sounded is None else self.sounded
 
     @property
     def text(self) -> str:
@@ -579,6 +591,7 @@ class Listener:
         lo, hi = (loud_start - first) / self.rate, (loud_end - first) / self.rate
         base = self.time_of(seg.start + first)
         voice_at = onset = self.time_of(seg.onset)  # the VAD's; ``onset`` may move later
+        sounded = onset  # ... and where the voice's first sound is, for its seat
         end = self.time_of(min(seg.end, seg.start + loud_end))
         if WORD_ONSET_DB > 0:
             onset = max(onset, self.time_of(word_onset(seg, self.rate, seg.start + loud_end)))
@@ -587,6 +600,7 @@ class Listener:
         words, kept, heard, loud = self._words(pcm, (lo, hi), last_voiced)
         if heard and kept and (cropped or heard[0] is not kept[0]):
             onset = max(onset, base + heard[0].start)  # the call began after the talk
+            sounded = max(sounded, onset)
         if RISE_DB > 0 and heard:
             # The onset of the caller: the last rise above the level before it
             # (talk opens an utterance early) up to just after the first word's start.
@@ -594,6 +608,7 @@ class Listener:
             at = self.segmenter.rise(seg.onset, near, RISE_DB, RISE_WINDOW_S)
             if at is not None:
                 onset = max(onset, self.time_of(at))
+                sounded = max(sounded, self.time_of(at))
         owed = self._owed_at(onset)
         expected = owed.expected
         evidence = Evidence(words=tuple(heard), decoded=tuple(words), loud_db=loud,
@@ -621,6 +636,7 @@ class Listener:
             if verdict.outcome == "right":  # the caller's own word, inside the talk
                 heard, other_level = [spot[1]], True
                 onset = max(onset, base + spot[1].start)
+                sounded = max(sounded, base + spot[1].start)
         unvetted: tuple[Verdict, list[Word]] | None = None
         if (not early and (self.masked is not None or self.suppressor is not None
                            or self.adapter is not None)
@@ -659,6 +675,7 @@ class Listener:
                               w.confidence if own else judged.confidence) for w in words)
 
         result = Heard(onset=onset, end=end, words=placed(heard, verdict), forced=seg.forced,
+                       sounded=sounded if sounded < onset else None,
                        outcome=verdict.outcome, pcm=pcm[:real], rate=self.rate)
         if unvetted is not None:  # as judged before the hearing that must be vetted
             was, words_was = unvetted
