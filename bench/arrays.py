@@ -12,9 +12,10 @@ and condition:
 - false mistakes: right calls ruled a mistake;
 - wrong seat taken (``wrong_seat`` only): calls ruled ``call_ok`` before the
   caller spoke, i.e. on the other player's voice;
-- seat found / seat wrong: the say starting nearest the call's onset
-  (within 0.3 s) given the caller's seat, or another seat (a seat is given
-  only when sure);
+- seat found / seat wrong: the say starting nearest the word's onset in the
+  call's take (``roomsim.CallTruth.speech_t``), from 0.3 s before the take's
+  first sample to 0.3 s after that onset, given the caller's seat, or another
+  seat (a seat is given only when sure);
 - CPU of the beamformer and the seat estimate per second of audio (thread
   CPU time, this machine) and the latency they add.
 
@@ -135,9 +136,12 @@ def _judge(rendered: roomsim.Rendered, rulings: list[Any], says: list[Say],
         cell.wrong_seat_taken += taken
         seat = None
         if array != "one":
-            near = [s for s in says if abs(s.t - call.onset_t) < 0.3]
-            if near:  # the caller's say: the one starting nearest the call
-                seat = min(near, key=lambda s: abs(s.t - call.onset_t)).seat
+            # the caller's say: the one starting nearest the call, from its
+            # take's first sound to just after the word's onset in it
+            speech = call.speech_t if call.speech_t is not None else call.onset_t
+            near = [s for s in says if call.onset_t - 0.3 < s.t < speech + 0.3]
+            if near:
+                seat = min(near, key=lambda s: abs(s.t - speech)).seat
                 cell.seat_found += seat == call.player
                 cell.seat_wrong += seat is not None and seat != call.player
         if verdict is None or verdict.type != want or seat != call.player or taken:

@@ -33,6 +33,7 @@ import numpy.typing as npt
 import pyroomacoustics as pra
 import soxr
 from enrolled import COUNT_WORDS, DIGIT, WRONG_NUMBERS
+from humanset import onset_in
 from scipy.signal import fftconvolve
 
 from companion.audio.synth import write_wav
@@ -80,9 +81,10 @@ class CallTruth:
     count: int
     said: str
     kind: str  # "right" or "wrong"
-    onset_t: float
+    onset_t: float  # the take's first sample (FSDD takes open on 0-0.4 s of their own hiss)
     end_t: float
     prompt: tuple[str, float, float] | None = None  # (player, onset, end) of a wrong-seat voice
+    speech_t: float | None = None  # the word's onset in it (as the human set's ``onset_t``)
 
 
 @dataclass
@@ -220,7 +222,8 @@ def render_session(folder: Path, name: str, *, condition: str, array: str, seed:
         placed[seat].append((int(onset * RATE), x))
         calls.append(CallTruth(player=player, flip_t=round(t, 3), count=count,
                                said=DIGITS[digit], kind=kind, onset_t=round(onset, 3),
-                               end_t=round(onset + len(x) / RATE, 3), prompt=prompt))
+                               end_t=round(onset + len(x) / RATE, 3), prompt=prompt,
+                               speech_t=round(onset + onset_in(x, RATE), 3)))
         t = onset + len(x) / RATE + rng.uniform(0.6, 1.0)
         if kind == "wrong":
             break
