@@ -600,7 +600,7 @@ class Listener:
         words, kept, heard, loud = self._words(pcm, (lo, hi), last_voiced)
         if heard and kept and (cropped or heard[0] is not kept[0]):
             onset = max(onset, base + heard[0].start)  # the call began after the talk
-            sounded = max(sounded, onset)
+            sounded = max(sounded, base + heard[0].start)
         if RISE_DB > 0 and heard:
             # The onset of the caller: the last rise above the level before it
             # (talk opens an utterance early) up to just after the first word's start.
