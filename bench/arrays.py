@@ -138,10 +138,9 @@ def _judge(rendered: roomsim.Rendered, rulings: list[Any], says: list[Say],
         if array != "one":
             # the caller's say: the one starting nearest the call, from its
             # take's first sound to just after the word's onset in it
-            speech = call.speech_t if call.speech_t is not None else call.onset_t
-            near = [s for s in says if call.onset_t - 0.3 < s.t < speech + 0.3]
+            near = [s for s in says if call.onset_t - 0.3 < s.t < call.speech_t + 0.3]
             if near:
-                seat = min(near, key=lambda s: abs(s.t - speech)).seat
+                seat = min(near, key=lambda s: abs(s.t - call.speech_t)).seat
                 cell.seat_found += seat == call.player
                 cell.seat_wrong += seat is not None and seat != call.player
         if verdict is None or verdict.type != want or seat != call.player or taken:

@@ -82,9 +82,9 @@ class CallTruth:
     said: str
     kind: str  # "right" or "wrong"
     onset_t: float  # the take's first sample (FSDD takes open on 0-0.4 s of their own hiss)
+    speech_t: float  # the word's onset in it (as the human set's ``onset_t``)
     end_t: float
     prompt: tuple[str, float, float] | None = None  # (player, onset, end) of a wrong-seat voice
-    speech_t: float | None = None  # the word's onset in it (as the human set's ``onset_t``)
 
 
 @dataclass
@@ -222,8 +222,8 @@ def render_session(folder: Path, name: str, *, condition: str, array: str, seed:
         placed[seat].append((int(onset * RATE), x))
         calls.append(CallTruth(player=player, flip_t=round(t, 3), count=count,
                                said=DIGITS[digit], kind=kind, onset_t=round(onset, 3),
-                               end_t=round(onset + len(x) / RATE, 3), prompt=prompt,
-                               speech_t=round(onset + onset_in(x, RATE), 3)))
+                               speech_t=round(onset + onset_in(x, RATE), 3),
+                               end_t=round(onset + len(x) / RATE, 3), prompt=prompt))
         t = onset + len(x) / RATE + rng.uniform(0.6, 1.0)
         if kind == "wrong":
             break
