@@ -590,25 +590,26 @@ class Listener:
             pcm = np.concatenate([pcm, np.resize(tail, round(EARLY_PAD_S * self.rate))])
         lo, hi = (loud_start - first) / self.rate, (loud_end - first) / self.rate
         base = self.time_of(seg.start + first)
-        voice_at = onset = self.time_of(seg.onset)  # the VAD's; ``onset`` may move later
-        sounded = onset  # ... and where the voice's first sound is, for its seat
+        # Where the voice's first sound is (the VAD's onset, moved later by
+        # what is learnt below): the seat is measured from there. The call's
+        # onset is that, or the word's own onset in a quiet room if later.
+        voice_at = sounded = self.time_of(seg.onset)
+        word_at = (self.time_of(word_onset(seg, self.rate, seg.start + loud_end))
+                   if WORD_ONSET_DB > 0 else voice_at)
         end = self.time_of(min(seg.end, seg.start + loud_end))
-        if WORD_ONSET_DB > 0:
-            onset = max(onset, self.time_of(word_onset(seg, self.rate, seg.start + loud_end)))
         cropped = seg.start + first > seg.onset  # talk before the loud part was cut
         last_voiced = (min(seg.end, seg.start + last) - seg.start - first) / self.rate
         words, kept, heard, loud = self._words(pcm, (lo, hi), last_voiced)
         if heard and kept and (cropped or heard[0] is not kept[0]):
-            onset = max(onset, base + heard[0].start)  # the call began after the talk
-            sounded = max(sounded, base + heard[0].start)
+            sounded = max(sounded, base + heard[0].start)  # the call began after the talk
         if RISE_DB > 0 and heard:
             # The onset of the caller: the last rise above the level before it
             # (talk opens an utterance early) up to just after the first word's start.
             near = seg.start + first + round((heard[0].start + RISE_SLACK_S) * self.rate)
             at = self.segmenter.rise(seg.onset, near, RISE_DB, RISE_WINDOW_S)
             if at is not None:
-                onset = max(onset, self.time_of(at))
                 sounded = max(sounded, self.time_of(at))
+        onset = max(sounded, word_at)
         owed = self._owed_at(onset)
         expected = owed.expected
         evidence = Evidence(words=tuple(heard), decoded=tuple(words), loud_db=loud,
@@ -635,8 +636,8 @@ class Listener:
             evidence, verdict = self._spotted(evidence, spot)
             if verdict.outcome == "right":  # the caller's own word, inside the talk
                 heard, other_level = [spot[1]], True
-                onset = max(onset, base + spot[1].start)
                 sounded = max(sounded, base + spot[1].start)
+                onset = max(sounded, word_at)
         unvetted: tuple[Verdict, list[Word]] | None = None
         if (not early and (self.masked is not None or self.suppressor is not None
                            or self.adapter is not None)
