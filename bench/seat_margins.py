@@ -5,9 +5,14 @@ dev FSDD speakers, talk at other seats, kitchen noise, RT60 0.45 s), runs
 the array's STFT over each, and at every call's true onset (shifted by each
 of ``--shifts`` seconds: the ear measures a little before the recognizer's
 word start, which may be late) asks ``companion.referee.seats`` for the
-seat. Prints per array and condition, for the beam power rise alone (sure
-at ``SURE_DB``), MUSIC alone (sure at ``MUSIC_SURE_DB``), whitened MUSIC
-alone (``WHITENED_SURE_DB``) and the estimate the ear uses ("all": see
+seat. ``--from take`` (the default) takes the onset at the take's first
+sample, where a VAD opens in a quiet room (FSDD takes open on up to 0.4 s
+of their own hiss); ``--from word`` at the word's own onset in the take,
+where the ear's rise out of talk finds the voice (the ear measures the
+seat where the voice rose: ``Heard.sound_onset``). Prints per array and
+condition, for the beam power rise alone (sure at ``SURE_DB``), MUSIC
+alone (sure at ``MUSIC_SURE_DB``), whitened MUSIC alone
+(``WHITENED_SURE_DB``) and the estimate the ear uses ("all": see
 ``companion.referee.seats``; the caller is the player whose turn it is):
 
 - best right: the estimate's best seat is the caller's;
@@ -115,6 +120,8 @@ def main() -> None:
     ap.add_argument("--conditions", default=",".join(roomsim.CONDITIONS))
     ap.add_argument("--shifts", default="-0.1,0",
                     help="seconds added to each true onset before estimating")
+    ap.add_argument("--from", dest="basis", choices=("take", "word"), default="take",
+                    help="the true onset: the take's first sample, or the word's onset in it")
     args = ap.parse_args()
     seeds = _seed_range(args.seeds)
     shifts = [float(s) for s in args.shifts.split(",")]
@@ -134,10 +141,12 @@ def main() -> None:
                     assert session.seating is not None
                     pcm, rate = read_wav_channels(rendered.path.with_suffix(".wav"))
                     ear = SteeredEar(session.seating, rate)
+                    onsets = [c.onset_t if args.basis == "take" else c.speech_t
+                              for c in rendered.calls]
                     # (time, condition, who spoke, whose turn it was)
                     asks = sorted(
-                        [(c.onset_t + s, condition, c.player, c.player) for c in rendered.calls
-                         for s in shifts]
+                        [(t + s, condition, c.player, c.player)
+                         for c, t in zip(rendered.calls, onsets, strict=True) for s in shifts]
                         + [(c.prompt[1], f"{condition}_prompt", c.prompt[0], c.player)
                            for c in rendered.calls if c.prompt is not None])
                     k = 0
@@ -150,8 +159,7 @@ def main() -> None:
                             est = estimate_seat(ear.beam, session.seating.seats, at, turn)
                             if est is None:
                                 continue
-                            if cond == condition and any(
-                                    abs(at - c.onset_t) < 1e-9 for c in rendered.calls):
+                            if cond == condition and any(abs(at - t) < 1e-9 for t in onsets):
                                 _locate(ear, grid, at, rendered.seats[truth],
                                         located, array, cond)
                             for name, seat, margin, sure in _estimates(est):
@@ -164,8 +172,8 @@ def main() -> None:
                                     wrong_margin[name] = max(wrong_margin.get(name, 0.0),
                                                              margin)
                     print(f"{condition} {array} {seed}", file=sys.stderr, flush=True)
-    print(f"Seat estimates at the true onsets: seeds {args.seeds}, shifts {args.shifts} s, "
-          f"{platform.machine()}\n")
+    print(f"Seat estimates at the true onsets ({args.basis}'s): seeds {args.seeds}, "
+          f"shifts {args.shifts} s, {platform.machine()}\n")
     print("| estimate | array | condition | estimates | best right | sure right | sure wrong |")
     print("|---|---|---|---|---|---|---|")
     for (name, array, cond), t in sorted(tallies.items(), key=lambda kv: (
