@@ -658,3 +658,32 @@ def test_a_wrong_number_said_plainly_is_caught_when_its_takes_agree_closely() ->
     # at 0.54: the recognizer must be fairly sure too.
     barely = (w("nine", 0.54),)
     assert decide(replace(nine, words=barely, decoded=barely), th).outcome == "unsure"
+
+
+def test_in_a_quiet_room_the_callers_takes_alone_name_a_wrong_number() -> None:
+    """Development rounds (``--seed 17``, clean, s010): Carter owes "four"
+    and says "six"; the recognizer hears "two" and "eight", neither the call
+    owed nor surely anything; his six takes fit it as a repeat (1.04), the
+    four's not (2.11), 3.67 worse, 33 dB over a steady floor: a wrong
+    number, on the takes alone. Not for a correct "three" in the far field
+    heard as "two" loudly over a steady floor, whose one takes fitted best
+    (``--seed 18``, s005: gap 2.2, the one's fit 1.47); not in noise or
+    talk, where correct calls had gaps up to 4.2; not when the word the
+    takes name was never enrolled, nor when the call owed was heard too."""
+    th = Thresholds()
+    heard = (w("two", 0.43), w("eight", 0.56, start=0.8))
+    six = Evidence(words=heard, decoded=heard, expected=("four",), template_gap=3.67,
+                   template_word="four", template_fit=2.11, template_best_fit=1.04,
+                   template_best_word="six", enrolled=ENROLLED, loud_db=-26.9,
+                   reference_db=-26.7, floor_dbfs=-60.0, steady=True)
+    assert decide(six, th).outcome == "mistake"
+    assert decide(replace(six, template_gap=2.2, template_fit=1.56, template_best_fit=1.47,
+                          template_best_word="one"), th).outcome == "unsure"
+    assert decide(replace(six, template_gap=2.2), th).outcome == "unsure"  # the gap alone
+    assert decide(replace(six, steady=False), th).outcome == "unsure"  # talk, clatter
+    assert decide(replace(six, floor_dbfs=-40.0), th).outcome == "unsure"  # 13 dB: noise
+    assert decide(replace(six, template_best_word="ten"), th).outcome == "unsure"
+    assert decide(replace(six, template_fit=1.3), th).outcome == "unsure"  # a repeat of four
+    both = (heard[0], w("four", 0.2, start=0.8))
+    assert decide(replace(six, decoded=both), th).outcome == "unsure"
+    assert decide(replace(six, reference_db=-18.0), th).outcome == "unsure"  # not the caller

@@ -58,6 +58,7 @@ from companion.referee.decision import (
     Verdict,
     decide,
     expected_of,
+    takes_alone,
     takes_name,
 )
 from companion.referee.enhance import RATE as SUPPRESSOR_RATE
@@ -763,6 +764,11 @@ class Listener:
             # the ruling names that number.
             least = min(w.confidence for w in heard)
             heard = [Word(named, heard[0].start, heard[-1].end, least)]
+        alone = takes_alone(evidence, self.thresholds) if verdict.outcome == "mistake" else None
+        if alone is not None and heard and alone not in {w.text for w in heard}:
+            # Heard as other wrong words in a quiet room, the caller's takes
+            # naming this one: the ruling names what the caller said.
+            heard = [Word(alone, heard[0].start, heard[-1].end, SURE)]
         return evidence, verdict, heard
 
     def _confirm(self, evidence: Evidence, verdict: Verdict, heard: list[Word], loud: float,
