@@ -443,3 +443,36 @@ def test_talk_run_on_past_a_second_change_is_judged_by_the_last(tmp_path: Path) 
     rulings = replay_file(path)
     assert not [m for m in rulings if m["type"] == "mistake" and m["player"] == "Beth"
                 and m["t"] < t["calls"][2]["flip_t"]]
+
+
+def test_in_a_quiet_room_the_callers_takes_alone_name_a_wrong_number(tmp_path: Path) -> None:
+    """The generated development set's round 10 (``bench/humanset.py --seed
+    17``, clean; the shared set's own rounds hold no such call): Beth (george)
+    owes "four" and says "six"; the recognizer hears "two" and "eight", too
+    unsure for a mistake and neither her takes' word. Her six takes fit it as
+    a repeat, the four's far worse, in a quiet room: a wrong number, named
+    "six" as she said it. Every earlier call of the round stays right (a gun
+    card kept silent is one too)."""
+    sys.path.insert(0, str(REPO / "bench"))
+    import enrolled
+    import humanset
+
+    raw = humanset.Raw(SESSIONS.parent / "raw")
+    rnd = humanset.plan_round(raw, "dev", 10, 17)
+    t = rnd.truth()
+    last = t["calls"][-1]
+    assert (last["player"], last["said"], last["expected"]) == ("Beth", "six", "four")
+    data = tmp_path / "set"
+    (data / "dev" / "clean").mkdir(parents=True)
+    audio, _ = humanset.mix(rnd, raw, "clean", 17, tmp_path / "rir")
+    humanset.write_wav(data / "dev" / "clean" / f"{rnd.name}.wav", audio)
+    (data / "dev" / "clean" / f"{rnd.name}.jsonl").write_text(
+        "".join(json.dumps(x) + "\n" for x in humanset.session_lines(rnd)))
+    (data / "dev" / "truth.jsonl").write_text(json.dumps(t) + "\n")
+    enrolled.enroll_set(data, tmp_path / "enrolled", 3, SESSIONS.parent / "raw" / "fsdd",
+                        enrolled.COUNT_WORDS + enrolled.WRONG_NUMBERS, cache=heard_cache())
+    rulings = replay_file(tmp_path / "enrolled" / "dev" / "clean" / f"{rnd.name}.jsonl")
+    assert [(m["player"], m["kind"], m["heard"]) for m in rulings if m["type"] == "mistake"] \
+        == [("Beth", "wrong_number", ["six"])]
+    ok = [(r["player"], r["count"]) for r in rulings if r["type"] == "call_ok"]
+    assert ok == [(c["player"], c["count"]) for c in t["calls"] if c["kind"] in ("right", "gun")]
