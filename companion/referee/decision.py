@@ -10,9 +10,11 @@ rules authority and the public session format is unchanged:
 * ``right``: the words are the call owed, or its start (the first number of
   a twin): sure (1.0).
 * ``mistake``: a game word that is not the call, heard surely enough that
-  a correct call is (almost) never ruled one, in an utterance that did not
-  begin inside talk (``Evidence.risen``): sure (1.0); the engine rules the
-  kind (wrong number, wrong word, hesitation).
+  a correct call is (almost) never ruled one (by the recognizer; with the
+  caller's enrolled takes as a second witness; in a quiet room by the
+  takes alone, ``takes_alone``), in an utterance that did not begin inside
+  talk (``Evidence.risen``): sure (1.0); the engine rules the kind (wrong
+  number, wrong word, hesitation).
 * ``unsure``: a game word that does not fit, but not surely enough:
   ``UNSURE`` (doubt: never a mistake on its own; an accusation is ruled
   from the count against what was heard).
