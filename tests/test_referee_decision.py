@@ -661,9 +661,9 @@ def test_a_wrong_number_said_plainly_is_caught_when_its_takes_agree_closely() ->
 
 
 def test_in_a_quiet_room_the_callers_takes_alone_name_a_wrong_number() -> None:
-    """Development rounds (``--seed 17``, clean, s010): Carter owes "four"
+    """Development rounds (``--seed 17``, clean, s010): Beth owes "four"
     and says "six"; the recognizer hears "two" and "eight", neither the call
-    owed nor surely anything; his six takes fit it as a repeat (1.04), the
+    owed nor surely anything; her six takes fit it as a repeat (1.04), the
     four's not (2.11), 3.67 worse, 33 dB over a steady floor: a wrong
     number, on the takes alone. Not for a correct "three" in the far field
     heard as "two" loudly over a steady floor, whose one takes fitted best
