@@ -457,15 +457,13 @@ def decide(ev: Evidence, th: Thresholds = DEFAULT) -> Verdict:
         if lower and len(words) == 1:  # the takes are one-word repeats
             bar = min(bar, th.mistake_unenrolled if never_enrolled else th.mistake_enrolled)
             takes_against = takes_against or (gap >= th.template_wrong and named)
-    caller_db = th.caller_agreed_db if agreed else th.caller_db
-    caller = ev.reference_db is not None and ev.loud_db >= ev.reference_db - caller_db
+    caller = _as_loud_as_calls(ev, th.caller_agreed_db if agreed else th.caller_db)
     # Clear of the noise; or in steady noise, which the takes' noisy copies
     # model, when they fit the call owed far worse than the word heard and
     # that word as a repeat.
-    clear = ev.floor_dbfs is not None and (
-        ev.loud_db - ev.floor_dbfs >= th.clear_snr_db
-        or (ev.steady and takes_against and ev.template_best_fit is not None
-            and ev.template_best_fit <= th.steady_fit))
+    clear = _clear_snr(ev, th) or (
+        ev.floor_dbfs is not None and ev.steady and takes_against
+        and ev.template_best_fit is not None and ev.template_best_fit <= th.steady_fit)
     if (caller and clear and not ev.risen and len(words) <= th.max_words
             and min(w.confidence for w in wrong) >= bar):
         return Verdict("mistake", SURE)
@@ -502,11 +500,20 @@ def takes_alone(ev: Evidence, th: Thresholds = DEFAULT) -> str | None:
             or not ev.expected or word in ev.expected or word not in ev.enrolled
             or gap < th.template_alone or best > th.template_fit or fit <= th.template_fit):
         return None
-    quiet_room = (ev.steady and ev.floor_dbfs is not None
-                  and ev.loud_db - ev.floor_dbfs >= th.clear_snr_db)
-    caller = (ev.reference_db is not None
-              and ev.loud_db >= ev.reference_db - th.caller_agreed_db)
-    return word if quiet_room and caller else None
+    quiet_room = ev.steady and _clear_snr(ev, th)
+    return word if quiet_room and _as_loud_as_calls(ev, th.caller_agreed_db) else None
+
+
+def _as_loud_as_calls(ev: Evidence, within_db: float) -> bool:
+    """Whether the loudest kept word is at most ``within_db`` dB below the
+    recent sure calls, which must be known: the caller's voice."""
+    return ev.reference_db is not None and ev.loud_db >= ev.reference_db - within_db
+
+
+def _clear_snr(ev: Evidence, th: Thresholds) -> bool:
+    """Whether the loudest kept word is ``clear_snr_db`` or more over the
+    noise floor, which must be known."""
+    return ev.floor_dbfs is not None and ev.loud_db - ev.floor_dbfs >= th.clear_snr_db
 
 
 def expected_of(words: Sequence[str] | None) -> tuple[str, ...] | None:
