@@ -514,6 +514,17 @@ def session_lines(rnd: Round) -> list[dict[str, Any]]:
     return lines
 
 
+def write_round(folder: Path, rnd: Round, raw: Raw, condition: str, seed: int,
+                cache: Path) -> dict[str, Any]:
+    """Write round ``rnd`` heard in ``condition`` to ``folder`` (its WAV and
+    session file, named by the round); its mix record (``mix``)."""
+    audio, rec = mix(rnd, raw, condition, seed, cache)
+    write_wav(folder / f"{rnd.name}.wav", audio)
+    (folder / f"{rnd.name}.jsonl").write_text(
+        "".join(json.dumps(x) + "\n" for x in session_lines(rnd)))
+    return rec
+
+
 def generate(out: Path, raw_dir: Path, seed: int, rounds: int, splits: list[str],
              conditions: list[str], progress: bool = True) -> dict[str, Any]:
     """Write the set; a summary (sessions and calls per split)."""
@@ -530,11 +541,8 @@ def generate(out: Path, raw_dir: Path, seed: int, rounds: int, splits: list[str]
             rnd = plan_round(raw, split, i, seed)
             truths.append(rnd.truth())
             for condition in conditions:
-                audio, rec = mix(rnd, raw, condition, seed, out / ".rir-cache")
-                write_wav(base / condition / f"{rnd.name}.wav", audio)
-                (base / condition / f"{rnd.name}.jsonl").write_text(
-                    "".join(json.dumps(x) + "\n" for x in session_lines(rnd)))
-                mixes[condition].append(rec)
+                mixes[condition].append(
+                    write_round(base / condition, rnd, raw, condition, seed, out / ".rir-cache"))
             if progress:
                 print(f"\r{split}: {i + 1}/{rounds} rounds "
                       f"({time.perf_counter() - started:.0f} s)", end="", file=sys.stderr,

@@ -464,10 +464,7 @@ def test_in_a_quiet_room_the_callers_takes_alone_name_a_wrong_number(tmp_path: P
     assert (last["player"], last["said"], last["expected"]) == ("Beth", "six", "four")
     data = tmp_path / "set"
     (data / "dev" / "clean").mkdir(parents=True)
-    audio, _ = humanset.mix(rnd, raw, "clean", 17, tmp_path / "rir")
-    humanset.write_wav(data / "dev" / "clean" / f"{rnd.name}.wav", audio)
-    (data / "dev" / "clean" / f"{rnd.name}.jsonl").write_text(
-        "".join(json.dumps(x) + "\n" for x in humanset.session_lines(rnd)))
+    humanset.write_round(data / "dev" / "clean", rnd, raw, "clean", 17, tmp_path / "rir")
     (data / "dev" / "truth.jsonl").write_text(json.dumps(t) + "\n")
     enrolled.enroll_set(data, tmp_path / "enrolled", 3, SESSIONS.parent / "raw" / "fsdd",
                         enrolled.COUNT_WORDS + enrolled.WRONG_NUMBERS, cache=heard_cache())
