@@ -428,6 +428,24 @@ def test_a_twins_second_word_is_judged_by_what_is_left_of_the_twin(tmp_path: Pat
     assert ("Abby", 4) in {(r["player"], r["count"]) for r in rulings if r["type"] == "call_ok"}
 
 
+def test_the_rest_of_a_twin_after_a_first_number_the_takes_named_completes_it(
+        tmp_path: Path) -> None:
+    """The development split's s000 (far field with talk at 15 dB, enrolled):
+    Carter's twin "three four" comes out of the recognizer as "two four".
+    His takes name "three" in it, which once stood for the whole utterance:
+    the "four" after it was lost, and his twin never confirmed. The word
+    after the first, heard as the rest of a twin owed, is kept: his call is
+    confirmed and no call of the round is ruled a mistake."""
+    path, t = generated_enrolled(tmp_path, "dev", "farfield_babble15", 1)
+    assert t["session"] == "s000"
+    twin = t["calls"][1]
+    assert (twin["player"], twin["said"], twin["kind"], twin["count"]) == (
+        "Carter", "three four", "right", 4)
+    rulings = replay_file(path)
+    assert ("Carter", 4) in {(r["player"], r["count"]) for r in rulings if r["type"] == "call_ok"}
+    assert not [m for m in rulings if m["type"] == "mistake"]
+
+
 def test_talk_run_on_past_a_second_change_is_judged_by_the_last(tmp_path: Path) -> None:
     """The development split's s028 (talk at 10 dB, enrolled): talk rises
     over Abby's "one" and runs on past two changes of the call owed: the

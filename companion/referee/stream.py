@@ -755,8 +755,11 @@ class Listener:
             verdict = decide(evidence, self.thresholds)
         if (verdict.outcome == "right" and matched is not None and expected
                 and (not heard or any(w.text not in expected for w in heard))):
-            # The player's own takes overruled the recognizer: the call owed.
-            heard = [Word(matched.word, *span, SURE)]
+            # The player's own takes overruled the recognizer: the call owed,
+            # and the rest of a twin after its first word.
+            rest = self._twin_rest(pcm, heard, owed, matched.word, snr)
+            heard = ([Word(matched.word, span[0], rest.start, SURE), rest] if rest is not None
+                     else [Word(matched.word, *span, SURE)])
         named = takes_name(evidence, self.thresholds) if verdict.outcome == "mistake" else None
         if named is not None and heard and not evidence.enrolled & {w.text for w in heard}:
             # A mistake heard only as words the caller never enrolled (the
@@ -1047,6 +1050,34 @@ class Listener:
             if best is None or found.fit < (best[0].fit or math.inf):
                 best = (found, Word(found.word, a, b, SURE))
         return best
+
+    def _twin_rest(self, pcm: npt.NDArray[np.int16], heard: Sequence[Word], owed: Owed,
+                   first: str, snr_db: float | None) -> Word | None:
+        """The second word of a twin call (The Nasty 7: a twin racketeer
+        says two numbers) when the caller's takes named its first word,
+        ``first``, in an utterance of several ``heard`` words: the last of
+        them, if a call owed (``owed.calls``) goes on from ``first`` to the
+        word the recognizer heard there, or to a word whose takes fit that
+        word's stretch best of all the caller's words (a gap at or below
+        ``Thresholds.template_right``) and within ``Thresholds.spot_fit``
+        times their spread (``Enrollment.match``, the word ``snr_db`` dB
+        over the floor). Returns that word with its span (seconds from
+        ``pcm``'s start), ``SURE``; None otherwise."""
+        rest = tuple(dict.fromkeys(c[1] for c in owed.calls or ()
+                                   if len(c) > 1 and c[0] == first))
+        if not rest or len(heard) < 2:
+            return None
+        last = heard[-1]
+        if last.text in rest:
+            return Word(last.text, last.start, last.end, SURE)
+        if self.enrollment is None or owed.caller is None:
+            return None
+        found = self.enrollment.match(owed.caller, rest, self._around(pcm, last.start, last.end),
+                                      snr_db, within=True, heard={last.text})
+        if (found is None or found.fit is None or found.gap > self.thresholds.template_right
+                or found.fit > self.thresholds.spot_fit):
+            return None
+        return Word(found.word, last.start, last.end, SURE)
 
     def _templates(self, pcm: npt.NDArray[np.int16], heard: Sequence[Word],
                    span: tuple[float, float], expected: tuple[str, ...] | None,
