@@ -687,3 +687,28 @@ def test_in_a_quiet_room_the_callers_takes_alone_name_a_wrong_number() -> None:
     both = (heard[0], w("four", 0.2, start=0.8))
     assert decide(replace(six, decoded=both), th).outcome == "unsure"
     assert decide(replace(six, reference_db=-18.0), th).outcome == "unsure"  # not the caller
+
+
+def test_in_steady_noise_the_takes_alone_need_the_recognizer_to_hear_a_wrong_word_too() -> None:
+    """Development rounds (``--seed 17``, white noise at 10 dB, s031): Debbie
+    owes "six" and says "one"; the recognizer hears "four" (0.69), a count
+    word she enrolled but not the one said, 10 dB over the hiss. Her one
+    takes fit it as a repeat (0.81), the six's not (1.64), 4.0 worse: two
+    witnesses against the call owed in noise her takes' noisy copies model,
+    a wrong number. Not when the recognizer heard only the sound or a word
+    she never enrolled (correct far-field calls heard as "hmmrrr" had gaps
+    up to 3.2 over a floor taken for steady), nor two words, nor over talk."""
+    th = Thresholds()
+    one = Evidence(words=(w("four", 0.69),), decoded=(w("four", 0.69),), expected=("six",),
+                   template_gap=4.01, template_word="six", template_fit=1.64,
+                   template_best_fit=0.81, template_best_word="one", enrolled=ENROLLED,
+                   loud_db=-27.0, reference_db=-27.8, floor_dbfs=-37.3, steady=True)
+    assert decide(one, th).outcome == "mistake"
+    hmm = (w("hmmrrr", 0.57),)
+    assert decide(replace(one, words=hmm, decoded=hmm), th).outcome == "unsure"
+    ten = (w("ten", 0.69),)
+    assert decide(replace(one, words=ten, decoded=ten), th).outcome == "unsure"
+    two = (w("four", 0.69), w("five", 0.5, start=0.8))
+    assert decide(replace(one, words=two, decoded=two), th).outcome == "unsure"
+    assert decide(replace(one, steady=False), th).outcome == "unsure"
+    assert decide(replace(one, template_gap=2.9), th).outcome == "unsure"

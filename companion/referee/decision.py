@@ -490,18 +490,24 @@ def takes_alone(ev: Evidence, th: Thresholds = DEFAULT) -> str | None:
     the call best when it is one the caller enrolled, not of the call owed,
     and fits as a repeat (``template_fit``), while the call owed's takes do
     not and fit ``template_alone`` or more worse (``template_gap``); the
-    loudest heard word ``clear_snr_db`` over a steady floor and within
-    ``caller_agreed_db`` of the recent calls. Game words must have been
-    heard (``Evidence.words``); whether one of the call owed was is the
-    decision's to ask."""
+    loudest heard word within ``caller_agreed_db`` of the recent calls and
+    over a steady floor (``Evidence.steady``): ``clear_snr_db`` over it, or
+    the recognizer's one word itself a wrong word the caller enrolled (two
+    witnesses against the call owed, in noise the takes' noisy copies
+    model). Game words must have been heard (``Evidence.words``); whether
+    one of the call owed was is the decision's to ask."""
     gap, best, fit, word = (ev.template_gap, ev.template_best_fit, ev.template_fit,
                             ev.template_best_word)
     if (gap is None or best is None or fit is None or word is None or not ev.words
             or not ev.expected or word in ev.expected or word not in ev.enrolled
             or gap < th.template_alone or best > th.template_fit or fit <= th.template_fit):
         return None
-    quiet_room = ev.steady and _clear_snr(ev, th)
-    return word if quiet_room and _as_loud_as_calls(ev, th.caller_agreed_db) else None
+    # A quiet room; or steady noise, which the takes' noisy copies model,
+    # where the recognizer too heard one wrong word the caller enrolled.
+    heard_wrong = (len(ev.words) == 1 and ev.words[0].text in ev.enrolled
+                   and ev.words[0].text not in ev.expected)
+    room = ev.steady and (_clear_snr(ev, th) or (ev.floor_dbfs is not None and heard_wrong))
+    return word if room and _as_loud_as_calls(ev, th.caller_agreed_db) else None
 
 
 def _as_loud_as_calls(ev: Evidence, within_db: float) -> bool:
