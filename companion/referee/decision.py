@@ -254,7 +254,11 @@ class Thresholds:
       a repeat (``template_fit``) while the call owed's does not, no word
       of the call owed was heard, and the room is quiet: the loudest word
       at least ``clear_snr_db`` over a steady floor, within
-      ``caller_agreed_db`` of the recent calls (``takes_alone``). On the
+      ``caller_agreed_db`` of the recent calls (``takes_alone``); over a
+      steady floor below that SNR only when the recognizer's one word is
+      itself a wrong word the caller enrolled (no correct call of the
+      development rounds had that shape at any gap: those near it in the
+      far field were heard as the sound alone). On the
       development rounds of two seeds the clean wrong numbers it caught
       had gaps of 3.2-3.7; correct calls had at most 0.24 in clean audio
       and 2.2 loud over a steady floor anywhere (a far-field "three"
