@@ -760,18 +760,8 @@ class Listener:
             rest = self._twin_rest(pcm, heard, owed, matched.word, snr)
             heard = ([Word(matched.word, span[0], rest.start, SURE), rest] if rest is not None
                      else [Word(matched.word, *span, SURE)])
-        named = takes_name(evidence, self.thresholds) if verdict.outcome == "mistake" else None
-        if named is not None and heard and not evidence.enrolled & {w.text for w in heard}:
-            # A mistake heard only as words the caller never enrolled (the
-            # sound, "hmmrrr"), while their takes name one number clearly:
-            # the ruling names that number.
-            least = min(w.confidence for w in heard)
-            heard = [Word(named, heard[0].start, heard[-1].end, least)]
-        alone = takes_alone(evidence, self.thresholds) if verdict.outcome == "mistake" else None
-        if alone is not None and heard and alone not in {w.text for w in heard}:
-            # Heard as other wrong words in a quiet room, the caller's takes
-            # naming this one: the ruling names what the caller said.
-            heard = [Word(alone, heard[0].start, heard[-1].end, SURE)]
+        if verdict.outcome == "mistake" and heard:
+            heard = _named(evidence, heard, self.thresholds)
         return evidence, verdict, heard
 
     def _confirm(self, evidence: Evidence, verdict: Verdict, heard: list[Word], loud: float,
@@ -1119,6 +1109,26 @@ def _with_takes(evidence: Evidence, matched: Match | None,
                    template_fit=matched.fit, template_best_fit=matched.best_fit,
                    template_best_word=matched.best_word, enrolled=enrolled,
                    heard_only=enrolled - counted if counted is not None else frozenset())
+
+
+def _named(evidence: Evidence, heard: list[Word], th: Thresholds) -> list[Word]:
+    """The words a mistake on ``evidence`` names: ``heard``, or the one
+    number the caller's takes name instead, over the heard words' span.
+    When every heard word is one the caller never enrolled (the sound,
+    "hmmrrr") and the takes name a number clearly (``takes_name``), that
+    number, at the heard words' least confidence; when the takes alone
+    ruled it (``takes_alone``: heard as other wrong words), the number
+    they name, ``SURE``."""
+    texts = {w.text for w in heard}
+    named = takes_name(evidence, th)
+    if named is not None and not evidence.enrolled & texts:
+        least = min(w.confidence for w in heard)
+        heard = [Word(named, heard[0].start, heard[-1].end, least)]
+        texts = {named}
+    alone = takes_alone(evidence, th)
+    if alone is not None and alone not in texts:
+        heard = [Word(alone, heard[0].start, heard[-1].end, SURE)]
+    return heard
 
 
 def _spans(words: Sequence[Word]) -> list[tuple[float, float]]:
