@@ -370,8 +370,7 @@ def decide(ev: Evidence, th: Thresholds = DEFAULT) -> Verdict:
     words = ev.words
     least = min((w.confidence for w in words), default=0.0)
     if not words:
-        if (ev.template_gap is not None and ev.template_fit is not None and ev.expected
-                and ev.template_gap <= th.template_right and ev.template_fit <= th.unheard_fit):
+        if ev.expected and takes_find(ev.template_gap, ev.template_fit, th.unheard_fit, th):
             return Verdict("right", SURE)  # no game word heard, but the caller's own word
         return Verdict("unsure", 0.0)
     if ev.expected == () and (ev.risen or ev.cut):
@@ -383,8 +382,7 @@ def decide(ev: Evidence, th: Thresholds = DEFAULT) -> Verdict:
         return Verdict("talk", min(least, TALK))
     quiet = ev.reference_db is not None and ev.loud_db < ev.reference_db - th.quiet_db
     if len(ev.decoded) >= th.talk_words or quiet:
-        if (ev.spot_gap is not None and ev.spot_fit is not None
-                and ev.spot_gap <= th.template_right and ev.spot_fit <= th.spot_fit):
+        if takes_find(ev.spot_gap, ev.spot_fit, th.spot_fit, th):
             return Verdict("right", SURE)  # the caller's own word, found in the talk
         return Verdict("talk", min(least, TALK))
     if ev.expected is None:  # nothing to judge by: the recognizer's own confidence
@@ -472,6 +470,17 @@ def decide(ev: Evidence, th: Thresholds = DEFAULT) -> Verdict:
             and min(w.confidence for w in wrong) >= bar):
         return Verdict("mistake", SURE)
     return Verdict("unsure", min(least, UNSURE))
+
+
+def takes_find(gap: float | None, fit: float | None, within: float,
+               th: Thresholds = DEFAULT) -> bool:
+    """Whether the caller's takes find the word owed in a stretch on their
+    own: that word's takes fit it best of all their words (``gap``, as
+    ``Match.gap``, at or below ``template_right``) and within ``within``
+    times their spread (``fit``, as ``Match.fit``): ``unheard_fit`` for an
+    utterance with no game word heard, ``spot_fit`` for a stretch of talk
+    or of a twin. False when either is unknown (None)."""
+    return gap is not None and fit is not None and gap <= th.template_right and fit <= within
 
 
 def takes_name(ev: Evidence, th: Thresholds = DEFAULT) -> str | None:

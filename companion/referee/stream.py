@@ -59,6 +59,7 @@ from companion.referee.decision import (
     decide,
     expected_of,
     takes_alone,
+    takes_find,
     takes_name,
 )
 from companion.referee.enhance import RATE as SUPPRESSOR_RATE
@@ -288,6 +289,13 @@ class Owed:
         if self.calls is None:
             return self.expected
         return tuple(dict.fromkeys(c[0] for c in self.calls if c))
+
+    def after(self, first: str) -> tuple[str, ...]:
+        """The word after ``first`` of each call that can be right and
+        begins with it (a twin's second number); empty when none does or
+        the calls are not known."""
+        return tuple(dict.fromkeys(c[1] for c in self.calls or ()
+                                   if len(c) > 1 and c[0] == first))
 
 
 @dataclass(frozen=True)
@@ -1053,8 +1061,7 @@ class Listener:
         times their spread (``Enrollment.match``, the word ``snr_db`` dB
         over the floor). Returns that word with its span (seconds from
         ``pcm``'s start), ``SURE``; None otherwise."""
-        rest = tuple(dict.fromkeys(c[1] for c in owed.calls or ()
-                                   if len(c) > 1 and c[0] == first))
+        rest = owed.after(first)
         if not rest or len(heard) < 2:
             return None
         last = heard[-1]
@@ -1064,8 +1071,8 @@ class Listener:
             return None
         found = self.enrollment.match(owed.caller, rest, self._around(pcm, last.start, last.end),
                                       snr_db, within=True, heard={last.text})
-        if (found is None or found.fit is None or found.gap > self.thresholds.template_right
-                or found.fit > self.thresholds.spot_fit):
+        th = self.thresholds
+        if found is None or not takes_find(found.gap, found.fit, th.spot_fit, th):
             return None
         return Word(found.word, last.start, last.end, SURE)
 
