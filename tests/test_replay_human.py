@@ -446,6 +446,24 @@ def test_the_rest_of_a_twin_after_a_first_number_the_takes_named_completes_it(
     assert not [m for m in rulings if m["type"] == "mistake"]
 
 
+def test_the_rest_of_a_twin_found_in_talk_after_its_first_number(tmp_path: Path) -> None:
+    """The development split's s009 (talk at 10 dB, enrolled): Carter's
+    twin "three four" is decoded with a word of the talk after it, three
+    words in all: talk. His takes find "three" in it, which once stood
+    alone, and his twin was never confirmed; the "four" the recognizer
+    heard right after it is the rest of the twin: his call is confirmed.
+    The round's one mistake is his late "seven" at its end."""
+    path, t = generated_enrolled(tmp_path, "dev", "babble10", 10)
+    assert t["session"] == "s009"
+    twin = next(c for c in t["calls"] if c["player"] == "Carter" and c["kind"] == "right")
+    assert (twin["said"], twin["count"]) == ("three four", 4)
+    assert t["calls"][-1]["kind"] == "late"
+    rulings = replay_file(path)
+    assert ("Carter", 4) in {(r["player"], r["count"]) for r in rulings if r["type"] == "call_ok"}
+    assert [(m["player"], m["kind"]) for m in rulings if m["type"] == "mistake"] == [
+        ("Carter", "hesitation")]
+
+
 def test_talk_run_on_past_a_second_change_is_judged_by_the_last(tmp_path: Path) -> None:
     """The development split's s028 (talk at 10 dB, enrolled): talk rises
     over Abby's "one" and runs on past two changes of the call owed: the

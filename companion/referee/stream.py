@@ -645,6 +645,9 @@ class Listener:
             evidence, verdict = self._spotted(evidence, spot)
             if verdict.outcome == "right":  # the caller's own word, inside the talk
                 heard, other_level = [spot[1]], True
+                rest = self._spot_rest(pcm, words, owed, spot[1])
+                if rest is not None:  # and a twin's second number after it
+                    heard.append(rest)
                 sounded = max(sounded, base + spot[1].start)
                 onset = max(sounded, word_at)
         unvetted: tuple[Verdict, list[Word]] | None = None
@@ -1048,6 +1051,18 @@ class Listener:
             if best is None or found.fit < (best[0].fit or math.inf):
                 best = (found, Word(found.word, a, b, SURE))
         return best
+
+    def _spot_rest(self, pcm: npt.NDArray[np.int16], words: Sequence[Word], owed: Owed,
+                   first: Word) -> Word | None:
+        """A twin's second number in talk, after its first was found there
+        (``first``, ``_spot``'s span): the decoded word right after it, as
+        ``_twin_rest`` judges the last heard word. None: no word after."""
+        after = [w for w in words if w.start >= first.end]
+        if not after:
+            return None
+        floor = self.segmenter.floor_dbfs
+        snr = None if floor is None else _level_db(pcm, after[0], self.rate) - floor
+        return self._twin_rest(pcm, [first, after[0]], owed, first.text, snr)
 
     def _twin_rest(self, pcm: npt.NDArray[np.int16], heard: Sequence[Word], owed: Owed,
                    first: str, snr_db: float | None) -> Word | None:
