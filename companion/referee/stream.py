@@ -756,8 +756,8 @@ class Listener:
         # (the templates' own trim finds the word; the loud part alone may be
         # only its vowel).
         span = (heard[0].start, heard[-1].end) if heard else (0.0, real / self.rate)
-        if not heard and floor is not None:
-            snr = _level_db(pcm, Word("", *loud, 0.0), self.rate) - floor
+        if not heard:
+            snr = self._snr(pcm, Word("", *loud, 0.0))
         matched = (self._templates(pcm, heard, span, owed.heads, owed.caller, snr)
                    if verdict.outcome in ("unsure", "mistake") else None)
         if matched is not None and self.enrollment is not None:
@@ -1036,13 +1036,12 @@ class Listener:
         stretches where an owed word fits better than any other enrolled
         word count (each matched ``within`` itself when too long for some
         takes). None: no enrollment, nothing owed, or no such stretch."""
-        heads, caller, floor = owed.heads, owed.caller, self.segmenter.floor_dbfs
+        heads, caller = owed.heads, owed.caller
         if self.enrollment is None or not heads or caller is None:
             return None
         best: tuple[Match, Word] | None = None
         for a, b in _spans(words):
-            span = Word(heads[0], a, b, 0.0)
-            snr = None if floor is None else _level_db(pcm, span, self.rate) - floor
+            snr = self._snr(pcm, Word(heads[0], a, b, 0.0))
             found = self.enrollment.match(caller, heads, self._around(pcm, a, b), snr,
                                           within=True)
             if (found is None or found.fit is None
@@ -1060,9 +1059,14 @@ class Listener:
         after = [w for w in words if w.start >= first.end]
         if not after:
             return None
+        return self._twin_rest(pcm, [first, after[0]], owed, first.text,
+                               self._snr(pcm, after[0]))
+
+    def _snr(self, pcm: npt.NDArray[np.int16], span: Word) -> float | None:
+        """How far ``span`` of ``pcm`` (seconds from its first sample) is
+        over the stream's noise floor, dB; None while the floor is unknown."""
         floor = self.segmenter.floor_dbfs
-        snr = None if floor is None else _level_db(pcm, after[0], self.rate) - floor
-        return self._twin_rest(pcm, [first, after[0]], owed, first.text, snr)
+        return None if floor is None else _level_db(pcm, span, self.rate) - floor
 
     def _twin_rest(self, pcm: npt.NDArray[np.int16], heard: Sequence[Word], owed: Owed,
                    first: str, snr_db: float | None) -> Word | None:
