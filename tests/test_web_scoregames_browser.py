@@ -82,6 +82,45 @@ def test_finger_guns_picks_on_two_phones(browser: Any, served: tuple[Hub, PageSe
     expect(table.locator("#log")).to_contain_text("Lives: Abby 3, Beth 3, Carter 0.")
 
 
+def test_finger_guns_phone_keeps_the_picks_when_an_older_refresh_answers_late(
+        browser: Any, served: tuple[Hub, PageServer]) -> None:
+    """The table's push asks Abby's phone to fetch its view just before she
+    taps her name, and on a busy table that reply (no seat yet) can arrive
+    after the tap's own: it once put the seats back over her picks (seen
+    once in CI, the glance test's phone showing "Who are you?" again).
+    Playwright holds that one reply until her picks are shown, then lets it
+    through: the page keeps her picks. Only the network's timing is staged
+    here (the held route); the server, the game and the page are real."""
+    hub, server = served
+    hub.new_game("finger_guns", ["Abby", "Beth", "Carter"], {"cards": ["A1", "A3", "S2"]})
+    abby = phone(browser, server, "/finger-guns")
+    expect(abby.locator('#fg-seats button:has-text("Abby")')).to_be_enabled()
+    held: list[tuple[Any, Any]] = []
+
+    def hold(route: Any) -> None:
+        if held:
+            route.continue_()
+        else:  # the reply as the table gives it now, before the tap
+            held.append((route, route.fetch()))
+
+    abby.route("**/api/finger-guns/me", hold)
+    assert hub.table is not None
+    hub.submit(hub.table.game.parse_event({"t": 1.0, "type": "countdown_start"}))
+    for _ in range(200):  # until the push's fetch is held
+        if held:
+            break
+        abby.wait_for_timeout(25)
+    assert held, "the table's push did not reach the phone"
+    abby.click('#fg-seats button:has-text("Abby")')
+    expect(abby.locator("#fg-me")).to_have_text("Abby")
+    route, stale = held[0]
+    assert stale.json()["seat"] is None
+    route.fulfill(response=stale)
+    abby.wait_for_timeout(300)  # the late reply is in; what does the page show?
+    expect(abby.locator("#fg-picks")).to_be_visible()
+    expect(abby.locator("#fg-seat")).to_be_hidden()
+
+
 def test_cheap_shot_hand_entered_from_the_pad(browser: Any,
                                               served: tuple[Hub, PageServer]) -> None:
     hub, server = served

@@ -8,6 +8,7 @@
   const msg = $("msg");
   const losing = new Set();
   let timer = 0;
+  let asked = 0;  // refreshes asked for: only the latest one's reply is shown
 
   function say(text, ok) {
     msg.textContent = text;
@@ -107,10 +108,15 @@
   }
 
   async function refresh() {
+    const mine = ++asked;
     let res;
     try { res = await fetch("/api/finger-guns/me", { credentials: "same-origin" }); }
     catch (err) { $("fg-status").textContent = "The table cannot be reached."; return; }
     const reply = await res.json();
+    // A reply to an earlier refresh that arrives after a later one was asked
+    // for (the table's push crossing a tap on a name) would show the seats
+    // again over the player's picks.
+    if (mine !== asked) return;
     if (!res.ok) {
       $("fg-status").textContent = reply.error || "No Finger Guns game is in play.";
       $("fg-seat").hidden = true;
