@@ -11,7 +11,7 @@ rules authority and the public session format is unchanged:
   a twin): sure (1.0).
 * ``mistake``: a game word that is not the call, heard surely enough that
   a correct call is (almost) never ruled one (by the recognizer; with the
-  caller's enrolled takes as a second witness; in a quiet room by the
+  caller's enrolled takes as a second witness; over a steady floor by the
   takes alone, ``takes_alone``), in an utterance that did not begin inside
   talk (``Evidence.risen``): sure (1.0); the engine rules the kind (wrong
   number, wrong word, hesitation).
@@ -464,7 +464,7 @@ def decide(ev: Evidence, th: Thresholds = DEFAULT) -> Verdict:
     # model, when they fit the call owed far worse than the word heard and
     # that word as a repeat.
     clear = _clear_snr(ev, th) or (
-        ev.floor_dbfs is not None and ev.steady and takes_against
+        _steady_floor(ev) and takes_against
         and ev.template_best_fit is not None and ev.template_best_fit <= th.steady_fit)
     if (caller and clear and not ev.risen and len(words) <= th.max_words
             and min(w.confidence for w in wrong) >= bar):
@@ -519,7 +519,7 @@ def takes_alone(ev: Evidence, th: Thresholds = DEFAULT) -> str | None:
     # where the recognizer too heard one wrong word the caller enrolled.
     heard_wrong = (len(ev.words) == 1 and ev.words[0].text in ev.enrolled
                    and ev.words[0].text not in ev.expected)
-    room = ev.steady and (_clear_snr(ev, th) or (ev.floor_dbfs is not None and heard_wrong))
+    room = _steady_floor(ev) and (_clear_snr(ev, th) or heard_wrong)
     return word if room and _as_loud_as_calls(ev, th.caller_agreed_db) else None
 
 
@@ -527,6 +527,12 @@ def _as_loud_as_calls(ev: Evidence, within_db: float) -> bool:
     """Whether the loudest kept word is at most ``within_db`` dB below the
     recent sure calls, which must be known: the caller's voice."""
     return ev.reference_db is not None and ev.loud_db >= ev.reference_db - within_db
+
+
+def _steady_floor(ev: Evidence) -> bool:
+    """Whether the noise floor is known and steady (``Evidence.steady``):
+    noise the caller's takes' noisy copies model."""
+    return ev.floor_dbfs is not None and ev.steady
 
 
 def _clear_snr(ev: Evidence, th: Thresholds) -> bool:
