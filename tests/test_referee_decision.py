@@ -198,6 +198,22 @@ def test_the_callers_own_takes_overrule_a_confused_count_word() -> None:
     assert decide(enrolled("two", 0.99, gap=th.template_right + 0.05), th).outcome == "unsure"
 
 
+def test_a_word_only_the_call_owed_can_be_warped_to_needs_a_fit_like_a_repeat() -> None:
+    """No other word's takes could be warped to what was heard (a short
+    "six" against longer count words: the gap is -inf). The call owed's
+    takes then speak alone, as for an utterance with no game word
+    (``unheard_fit``): right when they fit it as a repeat, whatever word
+    the recognizer heard; otherwise unsure, never a mistake."""
+    th = Thresholds()
+    gap = -float("inf")
+    for heard in ("ten", "five"):  # a word never enrolled, and one enrolled
+        assert decide(enrolled(heard, 0.3, gap, fit=th.unheard_fit - 0.1, best_fit=None,
+                               best_word="six"), th).outcome == "right"
+        loose = decide(enrolled(heard, 0.99, gap, fit=th.unheard_fit + 0.2, best_fit=None,
+                                best_word="six"), th)
+        assert loose.outcome == "unsure", heard
+
+
 def test_a_word_never_enrolled_is_overruled_only_by_a_fit_like_a_repeat() -> None:
     th = Thresholds()
     gap = th.template_right - 1.0

@@ -136,6 +136,29 @@ def test_a_players_own_takes_tell_their_count_words_apart(voice: str) -> None:
 
 
 @needs_fsdd
+def test_a_word_shorter_than_half_of_every_other_take_is_told_by_its_own_takes() -> None:
+    """jackson says "six" quickly: his later take 18 keeps 15 frames over
+    the floor, under half of every other count word's takes (34 frames or
+    more), so no take but the six's can be warped to it (the slope
+    constraint of ``distances``). The call owed is then the only word that
+    can fit: the gap is -inf and the six's own fit is the evidence (a
+    repeat here). Owed a two, whose takes cannot be warped to it either,
+    nothing can be told (None)."""
+    enrolled = Enrollment()
+    for digit in range(1, 8):
+        for k in range(3):
+            assert enrolled.add("Abby", WORDS[digit], take(digit, "jackson", k))
+    six = take(6, "jackson", 18)
+    shortest = min(len(t) for w, takes in enrolled.takes["Abby"].items() if w != "six"
+                   for t in takes)
+    assert 2 * len(features(six)) < shortest
+    found = enrolled.match("Abby", ["six"], six)
+    assert found is not None and found.gap == -np.inf and found.best_word == "six"
+    assert found.fit is not None and found.fit < 1.0
+    assert enrolled.match("Abby", ["two"], six) is None
+
+
+@needs_fsdd
 @pytest.mark.parametrize("voice", ["george", "lucas"])
 def test_a_wrong_numbers_takes_are_compared_only_when_it_was_heard(voice: str) -> None:
     """Enrolled on takes 0-2 of "zero".."nine", with "one".."seven" the

@@ -37,6 +37,7 @@ pass through and only talk is capped, as before this stage existed.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
@@ -198,7 +199,11 @@ class Thresholds:
     - ``unheard_fit`` [1.05]: an utterance in which the recognizer found no
       game word at all is the call owed when the caller's takes of it fit
       best of all their words (a gap at or below ``template_right``) and
-      within this many times their spread.
+      within this many times their spread; so is one whose heard words are
+      not the call owed when no other word's takes could be warped to it at
+      all (a quick "six" under half as long as every other take: a gap of
+      -inf), which before could not be told (bench/RESULTS.md, "A word
+      only the call owed's takes can be warped to").
     - ``spot_fit`` [1.05]: an utterance of talk holds the call when a
       stretch of it fits the caller's takes of the word owed best of all
       their words (a gap at or below ``template_right``) and within this
@@ -398,10 +403,13 @@ def decide(ev: Evidence, th: Thresholds = DEFAULT) -> Verdict:
         return Verdict("right", SURE)
     gap = ev.template_gap
     if gap is not None and gap <= th.template_right and (
-            all(w.text in ev.enrolled for w in wrong)
+            takes_find(gap, ev.template_fit, th.unheard_fit, th) if gap == -math.inf
+            else all(w.text in ev.enrolled for w in wrong)
             or (ev.template_fit is not None and ev.template_fit <= th.template_fit)):
         # The player's own takes tell the count words apart: the call owed. A
-        # word they never enrolled ("eight") only if the call fits as a repeat.
+        # word they never enrolled ("eight") only if the call fits as a repeat;
+        # when no other word's takes could be warped to it at all, only if
+        # the call owed's fit as the takes alone must (``takes_find``).
         return Verdict("right", SURE)
     if owed & {w.text for w in ev.decoded}:
         return Verdict("unsure", min(least, UNSURE))  # the call owed was heard too

@@ -345,7 +345,8 @@ class Match:
 
     ``gap``: the DTW distance to the nearest take of an owed word minus that
     to the nearest take of any other enrolled word (below zero: the call
-    owed fits best). ``word``: the owed word whose takes fit best. ``fit``:
+    owed fits best; -inf when no other word's take could be warped to the
+    utterance). ``word``: the owed word whose takes fit best. ``fit``:
     its distance over the spread of that word's takes (``Enrollment.spread``;
     about 1 for a true repeat, larger for a word never enrolled; None with
     a single take). ``best_fit``: the same for the nearest enrolled word of
@@ -545,8 +546,10 @@ class Enrollment:
         """The ``Match`` of an utterance (mono samples at ``RATE`` Hz) with
         ``player``'s takes, for the call owed ``expected``. None when it
         cannot be told: no player or call owed, an owed word or every other
-        word not enrolled, too little voice, or a length no take can be
-        warped to. ``snr_db``: the utterance's level over the noise floor,
+        word not enrolled, too little voice, or a length no take of the call
+        owed can be warped to. ``gap`` is -inf when no other word's take can
+        be (a word shorter than half of all their takes): the call owed's
+        ``fit`` is then the only evidence. ``snr_db``: the utterance's level over the noise floor,
         dB (None: unknown; below ``NOISY_SNR_DB`` noisy copies of the takes
         join them, and the utterance and the copies are cut
         ``floor_margin`` over their floor, else ``FLOOR_DB`` as the takes
@@ -585,8 +588,11 @@ class Enrollment:
             near = _nearest(words, subsequence_distances(_normalized(ceps, local=True), flat))
         word = min(owed, key=lambda w: near[w])
         other = min(d for w, d in near.items() if w not in owed)
-        if not _told(near, owed):
+        if not np.isfinite(near[word]):
             return None  # the lengths differ too much to tell (a cut word, or talk)
+        # No other word's takes can be warped to it (a word shorter than
+        # half of every other take): the gap is -inf, and only the call
+        # owed's own fit speaks (``decision.takes_find``).
         spread = self.spread(player, word)
         fit = None if not spread else near[word] / spread
         best = min(near, key=lambda w: near[w])
