@@ -279,8 +279,7 @@ def test_a_one_word_call_is_found_in_talk_more_loosely_than_a_twin() -> None:
     """A stretch of talk fitting the caller's takes of the word owed a
     little less closely than ``spot_fit`` is the call when every call that
     can still be right is one word, but not when a twin is owed (its first
-    number would stand for the whole) unless its second number was found
-    right after it, and not past ``spot_single_fit``."""
+    number would stand for the whole), and not past ``spot_single_fit``."""
     th = Thresholds()
     words = (w("seven", 0.5, 0.0), w("hmmrrr", 0.6, 0.4), w("two", 0.8, 0.8))
     between = (th.spot_fit + th.spot_single_fit) / 2
@@ -290,8 +289,6 @@ def test_a_one_word_call_is_found_in_talk_more_loosely_than_a_twin() -> None:
     assert decide(one, th).outcome == "right"
     twin = replace(one, expected=("three",), calls=(("three", "four"),))
     assert decide(twin, th).outcome == "talk"
-    whole = replace(twin, spot_rest=True)  # its second number found right after
-    assert decide(whole, th).outcome == "right"
     unknown = replace(one, calls=None)
     assert decide(unknown, th).outcome == "talk"
     past = replace(one, spot_fit=th.spot_single_fit + 0.05)

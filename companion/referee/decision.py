@@ -209,18 +209,15 @@ class Thresholds:
       their words (a gap at or below ``template_right``) and within this
       many times their spread (``Evidence.spot_fit``).
     - ``spot_single_fit`` [1.25]: the same when every call that can still
-      be right is one word (``Evidence.calls``), or the twin's second
-      number was found right after the stretch (``Evidence.spot_rest``):
-      otherwise a twin's first number found so loosely stands for the
-      utterance, and its second was then never found in it, where the
-      stricter bar left the twin to be confirmed by the next hearing.
-      Swept on the development rounds of two seeds (1.25, 1.35, 1.45,
-      one-word calls only): the loosest at which no wrong or late call of
-      either was missed that was caught before (at 1.35 one in the far
-      field of seed 18, at 1.45 one in talk at 5 dB of seed 17), while
-      talk at 10 and 5 dB gained 4 calls each on both seeds; a twin with
-      its second number found gained 2 more on seed 18 (bench/RESULTS.md,
-      "A one-word call found in talk more loosely").
+      be right is one word (``Evidence.calls``): a twin's first number
+      found so loosely stands for the utterance, and its second was then
+      never found in it, where the stricter bar left the twin to be
+      confirmed by the next hearing. Swept on the development rounds of
+      two seeds (1.25, 1.35, 1.45): the loosest at which no wrong or late
+      call of either was missed that was caught before (at 1.35 one in
+      the far field of seed 18, at 1.45 one in talk at 5 dB of seed 17),
+      while talk at 10 and 5 dB gained 4 calls each on both seeds
+      (bench/RESULTS.md, "A one-word call found in talk more loosely").
     - ``template_agree`` [2.0]: the takes and the recognizer **agree** on
       a single wrong word when the takes that fit it best are that word's
       (``template_best_word``), fit within ``template_wrong_fit``, the
@@ -344,11 +341,9 @@ class Evidence:
     (``Listener._spot``), as ``template_gap`` and ``template_fit`` are for
     the heard words, and ``spot_start`` its start, seconds from the decoded
     audio's first sample (None: not looked for, or no stretch fits the
-    word owed best); ``spot_rest``: a twin's second number was found right
-    after that stretch (``Listener._spot_rest``). ``risen``: the utterance
-    began where a voice rose out of talk (``Segment.risen``): never a
-    mistake on its own. ``cut``: it was ended where a voice rose out of it
-    (``Segment.rise``). ``steady``:
+    word owed best). ``risen``: the utterance began where a voice rose out
+    of talk (``Segment.risen``): never a mistake on its own. ``cut``: it
+    was ended where a voice rose out of it (``Segment.rise``). ``steady``:
     the noise under it is steady (a fan or hiss, not talk or clatter:
     ``Listener._steady``), which the caller's takes model in their noisy
     copies (``Enrollment.match``)."""
@@ -370,7 +365,6 @@ class Evidence:
     spot_gap: float | None = None
     spot_fit: float | None = None
     spot_start: float | None = None
-    spot_rest: bool = False
     risen: bool = False
     cut: bool = False
     steady: bool = False
@@ -404,7 +398,7 @@ def decide(ev: Evidence, th: Thresholds = DEFAULT) -> Verdict:
         return Verdict("talk", min(least, TALK))
     quiet = ev.reference_db is not None and ev.loud_db < ev.reference_db - th.quiet_db
     if len(ev.decoded) >= th.talk_words or quiet:
-        single = ev.spot_rest or (ev.calls is not None and all(len(c) == 1 for c in ev.calls))
+        single = ev.calls is not None and all(len(c) == 1 for c in ev.calls)
         if takes_find(ev.spot_gap, ev.spot_fit,
                       th.spot_single_fit if single else th.spot_fit, th):
             return Verdict("right", SURE)  # the caller's own word, found in the talk

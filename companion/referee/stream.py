@@ -642,10 +642,10 @@ class Listener:
         spot = self._spot(pcm, words, owed) if verdict.outcome == "talk" else None
         # (a stretch after the next flip is not this call: the run-on below judges it)
         if spot is not None and self._owed_at(max(onset, base + spot[1].start)) == owed:
-            rest = self._spot_rest(pcm, words, owed, spot[1])  # a twin's second number
-            evidence, verdict = self._spotted(evidence, spot, rest is not None)
+            evidence, verdict = self._spotted(evidence, spot)
             if verdict.outcome == "right":  # the caller's own word, inside the talk
                 heard, other_level = [spot[1]], True
+                rest = self._spot_rest(pcm, words, owed, spot[1])
                 if rest is not None:  # and a twin's second number after it
                     heard.append(rest)
                 sounded = max(sounded, base + spot[1].start)
@@ -987,14 +987,13 @@ class Listener:
         those at or before it."""
         return sum(1 for p in self._pending_owed if p.at <= onset)
 
-    def _spotted(self, evidence: Evidence, spot: tuple[Match, Word],
-                 rest: bool = False) -> tuple[Evidence, Verdict]:
+    def _spotted(self, evidence: Evidence, spot: tuple[Match, Word]) -> tuple[Evidence, Verdict]:
         """``evidence`` of a talk utterance with the stretch the caller's
         takes fit best (``_spot``: its ``Match`` and span), and the
         decision on it (right: that stretch is the call)."""
         found, span = spot
         evidence = replace(evidence, spot_gap=found.gap, spot_fit=found.fit,
-                           spot_start=span.start, spot_rest=rest)
+                           spot_start=span.start)
         return evidence, decide(evidence, self.thresholds)
 
     def _run_on(self, pcm: npt.NDArray[np.int16], words: Sequence[Word], base: float,
