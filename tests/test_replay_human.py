@@ -538,21 +538,3 @@ def test_a_quick_six_is_told_by_the_callers_own_takes_of_it(tmp_path: Path) -> N
     assert not [m for m in rulings if m["type"] == "mistake"]
     ok = {(r["player"], r["count"]) for r in rulings if r["type"] == "call_ok"}
     assert ("Beth", 7) in ok
-
-
-def test_a_one_word_call_in_talk_is_found_by_a_looser_fit_and_a_late_call_still_caught(
-        tmp_path: Path) -> None:
-    """The generated development set's round 3 (talk at 10 dB): Abby's
-    "one" (jackson) is decoded with the talk around it, three game words,
-    and her takes of "one" fit a stretch of it best of all her words, a
-    little less closely than a twin's first number must: her call is
-    confirmed. The round ends with Debbie's six said too late, still ruled
-    a hesitation (the talk before it is not taken for her call)."""
-    path, t = generated_round(tmp_path, "dev", 3, "babble10")
-    first, last = t["calls"][0], t["calls"][-1]
-    assert (first["player"], first["said"], first["kind"]) == ("Abby", "one", "right")
-    assert (last["player"], last["kind"]) == ("Debbie", "late")
-    rulings = replay_file(path)
-    assert ("Abby", 1) in {(r["player"], r["count"]) for r in rulings if r["type"] == "call_ok"}
-    assert [(m["player"], m["kind"]) for m in rulings if m["type"] == "mistake"] == [
-        ("Debbie", "hesitation")]
