@@ -275,26 +275,6 @@ def test_talk_holding_the_callers_own_word_is_the_call() -> None:
     assert decide(other, th).outcome == "talk"
 
 
-def test_a_one_word_call_is_found_in_talk_more_loosely_than_a_twin() -> None:
-    """A stretch of talk fitting the caller's takes of the word owed a
-    little less closely than ``spot_fit`` is the call when every call that
-    can still be right is one word, but not when a twin is owed (its first
-    number would stand for the whole), and not past ``spot_single_fit``."""
-    th = Thresholds()
-    words = (w("seven", 0.5, 0.0), w("hmmrrr", 0.6, 0.4), w("two", 0.8, 0.8))
-    between = (th.spot_fit + th.spot_single_fit) / 2
-    one = Evidence(words=words, decoded=words, expected=("three",), calls=(("three",),),
-                   spot_gap=th.template_right - 0.2, spot_fit=between, spot_start=0.4,
-                   **CALLER)
-    assert decide(one, th).outcome == "right"
-    twin = replace(one, expected=("three",), calls=(("three", "four"),))
-    assert decide(twin, th).outcome == "talk"
-    unknown = replace(one, calls=None)
-    assert decide(unknown, th).outcome == "talk"
-    past = replace(one, spot_fit=th.spot_single_fit + 0.05)
-    assert decide(past, th).outcome == "talk"
-
-
 def test_no_mistake_by_takes_when_the_call_owed_fits_them_as_a_repeat() -> None:
     """In the far field a correct "six" fitted both its own takes and another
     word's alike, as a repeat does (1.36 and 1.34): the gap over the other

@@ -208,16 +208,6 @@ class Thresholds:
       stretch of it fits the caller's takes of the word owed best of all
       their words (a gap at or below ``template_right``) and within this
       many times their spread (``Evidence.spot_fit``).
-    - ``spot_single_fit`` [1.25]: the same when every call that can still
-      be right is one word (``Evidence.calls``): a twin's first number
-      found so loosely stands for the utterance, and its second was then
-      never found in it, where the stricter bar left the twin to be
-      confirmed by the next hearing. Swept on the development rounds of
-      two seeds (1.25, 1.35, 1.45): the loosest at which no wrong or late
-      call of either was missed that was caught before (at 1.35 one in
-      the far field of seed 18, at 1.45 one in talk at 5 dB of seed 17),
-      while talk at 10 and 5 dB gained 4 calls each on both seeds
-      (bench/RESULTS.md, "A one-word call found in talk more loosely").
     - ``template_agree`` [2.0]: the takes and the recognizer **agree** on
       a single wrong word when the takes that fit it best are that word's
       (``template_best_word``), fit within ``template_wrong_fit``, the
@@ -300,7 +290,6 @@ class Thresholds:
     steady_fit: float = 1.05
     unheard_fit: float = 1.05
     spot_fit: float = 1.05
-    spot_single_fit: float = 1.25
     template_agree: float = 2.0
     template_agree_close: float = 1.3
     template_close_fit: float = 1.2
@@ -398,9 +387,7 @@ def decide(ev: Evidence, th: Thresholds = DEFAULT) -> Verdict:
         return Verdict("talk", min(least, TALK))
     quiet = ev.reference_db is not None and ev.loud_db < ev.reference_db - th.quiet_db
     if len(ev.decoded) >= th.talk_words or quiet:
-        single = ev.calls is not None and all(len(c) == 1 for c in ev.calls)
-        if takes_find(ev.spot_gap, ev.spot_fit,
-                      th.spot_single_fit if single else th.spot_fit, th):
+        if takes_find(ev.spot_gap, ev.spot_fit, th.spot_fit, th):
             return Verdict("right", SURE)  # the caller's own word, found in the talk
         return Verdict("talk", min(least, TALK))
     if ev.expected is None:  # nothing to judge by: the recognizer's own confidence
