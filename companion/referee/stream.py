@@ -1035,7 +1035,9 @@ class Listener:
         best, as its ``Match`` and span (the owed word, ``SURE``); only
         stretches where an owed word fits better than any other enrolled
         word count (each matched ``within`` itself when too long for some
-        takes). None: no enrollment, nothing owed, or no such stretch."""
+        takes), never one no other word's take can be warped to (a gap of
+        -inf: a piece of talk can be any length). None: no enrollment,
+        nothing owed, or no such stretch."""
         heads, caller = owed.heads, owed.caller
         if self.enrollment is None or not heads or caller is None:
             return None
@@ -1044,9 +1046,9 @@ class Listener:
             snr = self._snr(pcm, Word(heads[0], a, b, 0.0))
             found = self.enrollment.match(caller, heads, self._around(pcm, a, b), snr,
                                           within=True)
-            if (found is None or found.fit is None
+            if (found is None or found.fit is None or not math.isfinite(found.gap)
                     or found.gap > self.thresholds.template_right):
-                continue
+                continue  # (a piece of talk no other take can be warped to tells nothing)
             if best is None or found.fit < (best[0].fit or math.inf):
                 best = (found, Word(found.word, a, b, SURE))
         return best
@@ -1076,9 +1078,9 @@ class Listener:
         them, if a call owed (``owed.calls``) goes on from ``first`` to the
         word the recognizer heard there, or to a word whose takes fit that
         word's stretch best of all the caller's words (a gap at or below
-        ``Thresholds.template_right``) and within ``Thresholds.spot_fit``
-        times their spread (``Enrollment.match``, the word ``snr_db`` dB
-        over the floor). Returns that word with its span (seconds from
+        ``Thresholds.template_right``; not -inf, as in ``_spot``) and within
+        ``Thresholds.spot_fit`` times their spread (``Enrollment.match``, the
+        word ``snr_db`` dB over the floor). Returns that word with its span (seconds from
         ``pcm``'s start), ``SURE``; None otherwise."""
         rest = owed.after(first)
         if not rest or len(heard) < 2:
@@ -1091,8 +1093,9 @@ class Listener:
         found = self.enrollment.match(owed.caller, rest, self._around(pcm, last.start, last.end),
                                       snr_db, within=True, heard={last.text})
         th = self.thresholds
-        if found is None or not takes_find(found.gap, found.fit, th.spot_fit, th):
-            return None
+        if (found is None or not math.isfinite(found.gap)
+                or not takes_find(found.gap, found.fit, th.spot_fit, th)):
+            return None  # (nor does a stretch of it no other take can be warped to)
         return Word(found.word, last.start, last.end, SURE)
 
     def _templates(self, pcm: npt.NDArray[np.int16], heard: Sequence[Word],
