@@ -900,7 +900,11 @@ class Listener:
         it does not hear counts for nothing); and where the takes overrule
         the words heard in it, only when they fit the call as a repeat does
         (``Thresholds.template_fit``: the takes' rules were chosen on raw
-        calls). Not asked when the caller's takes already found another
+        calls), and never when no other word's take could be warped to
+        what the copy heard (a gap of -inf: a copy thins a word, and another
+        seat's scrap of a word fits the call owed's short takes so; the
+        arrays' development rooms took one for the call). Not asked when
+        the caller's takes already found another
         word fitting the raw call better by ``Thresholds.template_favoured``
         (the suppressor can thin a word into another: the s and v of
         "seven" go with the hiss). The evidence, verdict and heard words
@@ -915,9 +919,14 @@ class Listener:
             twin, base, hearing.pcm, hearing.loud, hearing.last_voiced, len(hearing.pcm), owed)
         if verdict.outcome != "right":
             return None
-        if heard is not decoded and (evidence.template_fit is None
-                                     or evidence.template_fit > self.thresholds.template_fit):
-            return None  # the takes overruled the words heard, but fit no repeat of the call
+        if heard is not decoded and (
+                evidence.template_fit is None
+                or evidence.template_fit > self.thresholds.template_fit
+                or not math.isfinite(evidence.template_gap or 0.0)):
+            # the takes overruled the words heard, but fit no repeat of the
+            # call, or no other word's take could be warped to what the copy
+            # left (a word a copy thinned to a scrap)
+            return None
         shift = hearing.cut / self.rate
         return evidence, verdict, [Word(w.text, w.start + shift, w.end + shift, w.confidence)
                                    for w in heard]
