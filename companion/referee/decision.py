@@ -403,7 +403,7 @@ def decide(ev: Evidence, th: Thresholds = DEFAULT) -> Verdict:
         return Verdict("right", SURE)
     gap = ev.template_gap
     if gap is not None and gap <= th.template_right and (
-            takes_find(gap, ev.template_fit, th.unheard_fit, th) if gap == -math.inf
+            takes_find(gap, ev.template_fit, th.unheard_fit, th) if no_rival(gap)
             else all(w.text in ev.enrolled for w in wrong)
             or (ev.template_fit is not None and ev.template_fit <= th.template_fit)):
         # The player's own takes tell the count words apart: the call owed. A
@@ -489,6 +489,14 @@ def takes_find(gap: float | None, fit: float | None, within: float,
     utterance with no game word heard, ``spot_fit`` for a stretch of talk
     or of a twin. False when either is unknown (None)."""
     return gap is not None and fit is not None and gap <= th.template_right and fit <= within
+
+
+def no_rival(gap: float | None) -> bool:
+    """Whether no other word's take could be warped to what was heard: a
+    ``Match.gap`` of -inf (``Enrollment.match``: a word under half as long
+    as every other take), where the call owed's own fit is the only
+    evidence. False for None (no takes asked)."""
+    return gap == -math.inf
 
 
 def takes_name(ev: Evidence, th: Thresholds = DEFAULT) -> str | None:

@@ -58,6 +58,7 @@ from companion.referee.decision import (
     Verdict,
     decide,
     expected_of,
+    no_rival,
     takes_alone,
     takes_find,
     takes_name,
@@ -751,7 +752,8 @@ class Listener:
         (not early padding)."""
         verdict = decide(evidence, self.thresholds)
         floor, expected = self.segmenter.floor_dbfs, evidence.expected
-        snr = None if floor is None else evidence.loud_db - floor  # the loudest heard word
+        # the loudest heard word's level over the floor
+        snr: float | None = None if floor is None else evidence.loud_db - floor
         # No game word at all: the caller's takes are matched with all of it
         # (the templates' own trim finds the word; the loud part alone may be
         # only its vowel).
@@ -922,7 +924,7 @@ class Listener:
         if heard is not decoded and (
                 evidence.template_fit is None
                 or evidence.template_fit > self.thresholds.template_fit
-                or not math.isfinite(evidence.template_gap or 0.0)):
+                or no_rival(evidence.template_gap)):
             # the takes overruled the words heard, but fit no repeat of the
             # call, or no other word's take could be warped to what the copy
             # left (a word a copy thinned to a scrap)
@@ -1055,7 +1057,7 @@ class Listener:
             snr = self._snr(pcm, Word(heads[0], a, b, 0.0))
             found = self.enrollment.match(caller, heads, self._around(pcm, a, b), snr,
                                           within=True)
-            if (found is None or found.fit is None or not math.isfinite(found.gap)
+            if (found is None or found.fit is None or no_rival(found.gap)
                     or found.gap > self.thresholds.template_right):
                 continue  # (a piece of talk no other take can be warped to tells nothing)
             if best is None or found.fit < (best[0].fit or math.inf):
@@ -1089,8 +1091,8 @@ class Listener:
         word's stretch best of all the caller's words (a gap at or below
         ``Thresholds.template_right``; not -inf, as in ``_spot``) and within
         ``Thresholds.spot_fit`` times their spread (``Enrollment.match``, the
-        word ``snr_db`` dB over the floor). Returns that word with its span (seconds from
-        ``pcm``'s start), ``SURE``; None otherwise."""
+        word ``snr_db`` dB over the floor). Returns that word with its span
+        (seconds from ``pcm``'s start), ``SURE``; None otherwise."""
         rest = owed.after(first)
         if not rest or len(heard) < 2:
             return None
@@ -1102,7 +1104,7 @@ class Listener:
         found = self.enrollment.match(owed.caller, rest, self._around(pcm, last.start, last.end),
                                       snr_db, within=True, heard={last.text})
         th = self.thresholds
-        if (found is None or not math.isfinite(found.gap)
+        if (found is None or no_rival(found.gap)
                 or not takes_find(found.gap, found.fit, th.spot_fit, th)):
             return None  # (nor does a stretch of it no other take can be warped to)
         return Word(found.word, last.start, last.end, SURE)

@@ -549,13 +549,14 @@ class Enrollment:
         word not enrolled, too little voice, or a length no take of the call
         owed can be warped to. ``gap`` is -inf when no other word's take can
         be (a word shorter than half of all their takes): the call owed's
-        ``fit`` is then the only evidence. ``snr_db``: the utterance's level
-        over the noise floor, dB (None: unknown; below ``NOISY_SNR_DB`` noisy copies of the takes
-        join them, and the utterance and the copies are cut
-        ``floor_margin`` over their floor, else ``FLOOR_DB`` as the takes
-        are). ``within``: an utterance too long for some takes is matched
-        by the stretch of it each take fits best (``subsequence_distances``,
-        with the cepstral mean taken locally: ``features``); meant for the
+        ``fit`` is then the only evidence (``decision.no_rival``).
+        ``snr_db``: the utterance's level over the noise floor, dB (None:
+        unknown; below ``NOISY_SNR_DB`` noisy copies of the takes join them,
+        and the utterance and the copies are cut ``floor_margin`` over their
+        floor, else ``FLOOR_DB`` as the takes are). ``within``: an utterance
+        too long for some takes is matched by the stretch of it each take
+        fits best (``subsequence_distances``, with the cepstral mean taken
+        locally: ``features``); meant for the
         stretch of words a recognizer heard, where the call can only be
         that stretch (over all of a long noise, some stretch fits any
         word). ``heard``: the words the recognizer heard in it; the takes
