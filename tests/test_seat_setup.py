@@ -162,3 +162,64 @@ def test_the_page_shows_the_seats_and_a_drag_moves_one(
     setup.heard(33.0)
     expect(status).to_have_text("Beth: say your name, or \u201chere\u201d.")
     assert setup.seats["Abby"] == 33.0
+
+
+def test_a_poll_answered_after_a_drag_does_not_put_the_seat_back(
+        served: tuple[Hub, SeatSetup, str], browser: Any) -> None:
+    """On a busy table the page's poll, asked before a drag ends, can be
+    answered after the drag's own reply: the page once drew that older
+    view, Beth jumping back to where she was until the next poll. Playwright
+    holds every poll's reply from before the drag until Beth is drawn where
+    she was dragged, then lets the first of them through alone: Beth stays.
+    Only the network's timing is staged (the held route); the server, the
+    seat setup and the page are real."""
+    from playwright.sync_api import expect
+    from test_web_browser import enter_pin
+
+    _, setup, url = served
+    page = browser.new_context(viewport=PHONE).new_page()
+    page.goto(url + "/seats")
+    enter_pin(page, "2468")
+    beth_seat = page.locator('#seats-players .seat[data-player="Beth"]')
+    expect(beth_seat).to_be_visible()
+    held: list[tuple[Any, Any]] = []
+
+    def hold(route: Any) -> None:
+        if route.request.method == "GET":
+            held.append((route, route.fetch()))
+        else:
+            route.continue_()
+
+    page.route("**/api/seats", hold)
+    for _ in range(200):  # until a poll from before the drag is held
+        if held:
+            break
+        page.wait_for_timeout(25)
+    assert held, "the page did not poll"
+    table = page.locator("#seats-table").bounding_box()
+    beth = beth_seat.bounding_box()
+    assert table is not None and beth is not None
+    cx, cy = table["x"] + table["width"] / 2, table["y"] + table["height"] / 2
+    page.mouse.move(beth["x"] + beth["width"] / 2, beth["y"] + beth["height"] / 2)
+    page.mouse.down()
+    page.mouse.move(cx + 10, cy + 60, steps=8)
+    page.mouse.move(cx, cy + 100, steps=8)
+    page.mouse.up()
+
+    def beth_below() -> bool:
+        box = beth_seat.bounding_box()
+        return box is not None and box["y"] + box["height"] / 2 > cy + 40
+
+    for _ in range(200):  # the drag's reply drawn
+        if _gap(setup.seats["Beth"], 270.0) < 10.0 and beth_below():
+            break
+        page.wait_for_timeout(25)
+    assert beth_below(), "the drag was not drawn"
+    route, stale = held.pop(0)
+    assert _gap(stale.json()["seats"]["Beth"], TRUE["Beth"]) < 1.0  # the view before the drag
+    route.fulfill(response=stale)
+    page.wait_for_timeout(300)  # the late reply is in; no other poll was let through
+    assert beth_below()
+    page.unroute("**/api/seats")
+    for route, reply in held:
+        route.fulfill(response=reply)

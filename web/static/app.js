@@ -47,8 +47,42 @@
     }
     return reply || {};
   }
+
+  // A view polled from ``url`` (GET) and changed by posts whose replies are
+  // the new view; ``show(view)`` draws it, ``lost()`` says the table cannot
+  // be reached. A poll's reply is shown only when no later poll and no
+  // change was asked for after it, and no change is still unanswered: on a
+  // busy table a poll answered late would put back what a tap or a drag had
+  // just changed. A change's reply is shown unless a later change was sent.
+  function polled(url, show, lost) {
+    let polls = 0;
+    let changes = 0;
+    let posting = 0;
+    async function load() {
+      const mine = ++polls;
+      const since = changes;
+      let view;
+      try {
+        const res = await fetch(url, { credentials: "same-origin" });
+        view = await res.json();
+      } catch (err) {
+        lost();
+        return;
+      }
+      if (mine === polls && since === changes && !posting) show(view);
+    }
+    async function change(to, data) {
+      const mine = ++changes;
+      posting += 1;
+      let view;
+      try { view = await post(to, data); } finally { posting -= 1; }
+      if (view && mine === changes) show(view);
+      return view;
+    }
+    return { load, change };
+  }
   // The page's own scripts (seats.js, voices.js) post and speak through these.
-  window.companion = { post, say };
+  window.companion = { post, say, polled };
 
   pinForm.addEventListener("submit", async (ev) => {
     ev.preventDefault();

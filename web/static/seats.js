@@ -15,19 +15,11 @@
   let dragging = null;
   let finding = false;
 
-  // Errors are shown by the page's own poster (app.js), which asks for the PIN.
-  const post = window.companion.post;
-
-  async function load() {
-    try {
-      const res = await fetch("/api/seats", { credentials: "same-origin" });
-      view = await res.json();
-    } catch (err) {
-      status.textContent = "The table cannot be reached.";
-      return;
-    }
-    draw();
-  }
+  // Errors are shown by the page's own poster (app.js), which asks for the
+  // PIN; a poll answered late is not drawn over a drag (``polled``).
+  const { load, change } = window.companion.polled(
+    "/api/seats", (reply) => { view = reply; draw(); },
+    () => { status.textContent = "The table cannot be reached."; });
 
   function point(deg) {
     const a = deg * Math.PI / 180;
@@ -107,18 +99,14 @@
     d.g.removeEventListener("pointermove", moveDrag);
     dragging = null;
     if (d.deg === null) return;
-    const reply = await post("/api/seats", { player: d.name, azimuth: Math.round(d.deg * 10) / 10 });
-    if (reply) { view = reply; draw(); }
+    await change("/api/seats", { player: d.name, azimuth: Math.round(d.deg * 10) / 10 });
   }
 
   find.addEventListener("click", async () => {
     finding = true;
     find.disabled = true;
     for (const name of view.players) {
-      const reply = await post("/api/seats/listen", { player: name });
-      if (!reply) break;
-      view = reply;
-      draw();
+      if (!await change("/api/seats/listen", { player: name })) break;
       while (view.listening === name) {
         await new Promise((ok) => setTimeout(ok, 300));
         await load();

@@ -12,19 +12,11 @@
   const start = document.getElementById("voices-start");
   const skip = document.getElementById("voices-skip");
   const stop = document.getElementById("voices-stop");
-  const post = window.companion.post;
   let view = null;
-
-  async function load() {
-    try {
-      const res = await fetch("/api/voices", { credentials: "same-origin" });
-      view = await res.json();
-    } catch (err) {
-      status.textContent = "The table cannot be reached.";
-      return;
-    }
-    draw();
-  }
+  // A poll answered late is not drawn over a tap's change (app.js, ``polled``).
+  const { load, change } = window.companion.polled(
+    "/api/voices", (reply) => { view = reply; draw(); },
+    () => { status.textContent = "The table cannot be reached."; });
 
   function quoted(word) { return "\u201c" + word + "\u201d"; }
 
@@ -57,7 +49,7 @@
       redo.dataset.player = name;
       redo.hidden = !view.hearing;
       redo.setAttribute("aria-label", "Redo " + name + "'s voice");
-      redo.addEventListener("click", () => act("/api/voices/redo", { player: name }));
+      redo.addEventListener("click", () => change("/api/voices/redo", { player: name }));
       li.append(label, redo);
       list.append(li);
     }
@@ -84,14 +76,9 @@
     }
   }
 
-  async function act(url, data) {
-    const reply = await post(url, data);
-    if (reply) { view = reply; draw(); }
-  }
-
-  start.addEventListener("click", () => act("/api/voices/start", {}));
-  skip.addEventListener("click", () => act("/api/voices/skip", {}));
-  stop.addEventListener("click", () => act("/api/voices/stop", {}));
+  start.addEventListener("click", () => change("/api/voices/start", {}));
+  skip.addEventListener("click", () => change("/api/voices/skip", {}));
+  stop.addEventListener("click", () => change("/api/voices/stop", {}));
 
   load();
   setInterval(() => { if (!document.hidden) load(); }, 500);
