@@ -22,9 +22,10 @@ and condition:
     python bench/arrays.py --sessions 12 --seed 1
 
 With ``--evidence FILE`` it also records, per round, array and condition,
-one JSON line: the calls' truth (``roomsim.CallTruth``), the rulings, and the
-evidence and verdict of every utterance the ear decided (as
-``companion.referee.decision`` saw them). ``--redecide FILE`` renders
+one JSON line: the calls' truth (``roomsim.CallTruth``), the rulings, the
+says (each with the seat the array gave it), and the evidence and verdict
+of every utterance the ear decided (as ``companion.referee.decision`` saw
+them). ``--redecide FILE`` renders
 nothing: it decides that recorded evidence again with the decision as it
 is now, and prints per array and condition the calls whose utterances it
 would rule differently: how a change to the decision's rules moves the
@@ -211,7 +212,7 @@ def run(sessions: int, seed: int, conditions: Iterable[str] = roomsim.CONDITIONS
                     rulings, says = _replay(path, recognizer, pack, trace)
                     if evidence is not None and trace is not None:
                         evidence.write(json.dumps(_record(
-                            seed, condition, i, array, rendered, rulings, trace)) + "\n")
+                            seed, condition, i, array, rendered, rulings, trace, says)) + "\n")
                         evidence.flush()
                     cell.audio_s += rendered.seconds
                     cell.stage_cpu_s += _Timed.spent[0]
@@ -223,11 +224,13 @@ def run(sessions: int, seed: int, conditions: Iterable[str] = roomsim.CONDITIONS
 
 
 def _record(seed: int, condition: str, i: int, array: str, rendered: roomsim.Rendered,
-            rulings: list[Any], trace: list[Any]) -> dict[str, Any]:
-    """One replay's evidence record (``--evidence``)."""
+            rulings: list[Any], trace: list[Any], says: list[Say]) -> dict[str, Any]:
+    """One replay's evidence record (``--evidence``): the says carry the
+    seat the array gave each voice."""
     return {"seed": seed, "condition": condition, "round": i, "array": array,
             "calls": [vars(c) for c in rendered.calls],
             "rulings": [json.loads(r.to_json()) for r in rulings],
+            "says": [json.loads(s.to_json()) for s in says],
             "evidence": [{**plain(ev),
                           "calls": None if ev.calls is None else [list(c) for c in ev.calls],
                           "outcome": v.outcome}
