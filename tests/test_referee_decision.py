@@ -275,6 +275,32 @@ def test_talk_holding_the_callers_own_word_is_the_call() -> None:
     assert decide(other, th).outcome == "talk"
 
 
+
+def test_a_few_words_heard_over_talk_may_hold_the_call_in_one_of_them() -> None:
+    """Two game words heard, neither the call owed, are unsure; when the
+    caller's takes fit the stretch of one of them as they must in talk
+    (gap and fit), it is the call. Not for one word (its stretch is the
+    one the takes already judged), not when a word of the call owed was
+    among those heard, and not when the takes of the whole name one of
+    the heard words well ahead of the call owed."""
+    th = Thresholds()
+    words = (w("hmmrrr", 0.42, 0.0), w("eight", 0.99, 0.3))
+    two = Evidence(words=words, decoded=words, expected=("six", "seven"),
+                   template_gap=0.32, **CALLER)
+    assert decide(two, th).outcome == "unsure"
+    found = replace(two, spot_gap=th.template_right - 0.5, spot_fit=th.spot_fit - 0.01,
+                    spot_start=0.3)
+    assert (decide(found, th).outcome, decide(found, th).confidence) == ("right", SURE)
+    assert decide(replace(found, spot_fit=th.spot_fit + 0.05), th).outcome == "unsure"
+    one = replace(found, words=words[1:], decoded=words[1:])
+    assert decide(one, th).outcome == "unsure"
+    owed = (w("six", 0.3, 0.0), w("eight", 0.99, 0.3))
+    assert decide(replace(found, words=owed, decoded=owed), th).outcome == "unsure"
+    # The takes of the whole name one of the words heard, well ahead of the call.
+    named = replace(found, template_gap=th.template_mistake, template_best_word="eight")
+    assert decide(named, th).outcome == "unsure"
+    assert decide(replace(named, template_best_word="one"), th).outcome == "right"
+
 def test_no_mistake_by_takes_when_the_call_owed_fits_them_as_a_repeat() -> None:
     """In the far field a correct "six" fitted both its own takes and another
     word's alike, as a repeat does (1.36 and 1.34): the gap over the other

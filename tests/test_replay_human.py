@@ -538,3 +538,21 @@ def test_a_quick_six_is_told_by_the_callers_own_takes_of_it(tmp_path: Path) -> N
     assert not [m for m in rulings if m["type"] == "mistake"]
     ok = {(r["player"], r["count"]) for r in rulings if r["type"] == "call_ok"}
     assert ("Beth", 7) in ok
+
+
+def test_a_twin_in_talk_is_found_in_the_stretch_of_one_of_two_words(tmp_path: Path) -> None:
+    """The generated development set's round 29 (talk at 10 dB): Beth
+    (george) says the twin "six seven" while others talk; the recognizer
+    hears two game words, neither of them her call, and the utterance is
+    not long enough to be taken for talk, so her takes were never looked
+    for in the stretch of either word and the twin stayed unsure. Her six
+    takes fit the stretch of one of them best of all her words, as in
+    talk, and her "seven" follows: her twin is confirmed, and no call of
+    the round is ruled a mistake."""
+    path, t = generated_round(tmp_path, "dev", 29, "babble10")
+    twin = next(c for c in t["calls"] if c["player"] == "Beth" and c["said"] == "six seven")
+    assert twin["kind"] == "right"
+    rulings = replay_file(path)
+    assert not [m for m in rulings if m["type"] == "mistake"]
+    ok = {(r["player"], r["count"]) for r in rulings if r["type"] == "call_ok"}
+    assert ("Beth", twin["count"]) in ok

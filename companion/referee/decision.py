@@ -207,7 +207,9 @@ class Thresholds:
     - ``spot_fit`` [1.05]: an utterance of talk holds the call when a
       stretch of it fits the caller's takes of the word owed best of all
       their words (a gap at or below ``template_right``) and within this
-      many times their spread (``Evidence.spot_fit``).
+      many times their spread (``Evidence.spot_fit``); so does an
+      utterance of a few words, none of them the call owed, that the
+      rules above leave unsure (``among_words``).
     - ``template_agree`` [2.0]: the takes and the recognizer **agree** on
       a single wrong word when the takes that fit it best are that word's
       (``template_best_word``), fit within ``template_wrong_fit``, the
@@ -325,7 +327,8 @@ class Evidence:
     them whose takes join the comparison only when heard (wrong numbers:
     ``Enrollment.counted``). ``calls``: the calls that
     can still be right, each the words owed in order (None: not known; then
-    any of ``expected`` fits). ``spot_gap``, ``spot_fit``: for talk, the
+    any of ``expected`` fits). ``spot_gap``, ``spot_fit``: for talk (or
+    an unsure utterance of a few words: ``among_words``), the
     stretch of it the caller's takes of the next word owed fit best
     (``Listener._spot``), as ``template_gap`` and ``template_fit`` are for
     the heard words, and ``spot_start`` its start, seconds from the decoded
@@ -401,6 +404,8 @@ def decide(ev: Evidence, th: Thresholds = DEFAULT) -> Verdict:
             # its start was lost, so the engine would take it as a wrong one.
             return Verdict("unsure", min(least, UNSURE))
         return Verdict("right", SURE)
+    if among_words(ev, th) and takes_find(ev.spot_gap, ev.spot_fit, th.spot_fit, th):
+        return Verdict("right", SURE)  # the caller's own word, in the stretch of one heard
     gap = ev.template_gap
     if gap is not None and gap <= th.template_right and (
             takes_find(gap, ev.template_fit, th.unheard_fit, th) if no_rival(gap)
@@ -489,6 +494,24 @@ def takes_find(gap: float | None, fit: float | None, within: float,
     utterance with no game word heard, ``spot_fit`` for a stretch of talk
     or of a twin. False when either is unknown (None)."""
     return gap is not None and fit is not None and gap <= th.template_right and fit <= within
+
+
+def among_words(ev: Evidence, th: Thresholds = DEFAULT) -> bool:
+    """Whether the call may hide in the stretch of one of an utterance's
+    words, as in talk (``Listener._spot``), when the words heard leave it
+    unsure: two game words decoded or more (another voice or a knock
+    joined to the call, the recognizer naming the two), none of them of
+    the call owed, and the caller's takes of the whole not naming one of
+    those words ahead of the call owed by ``template_mistake`` or more
+    (``template_best_word``, ``template_gap``): that word is then the
+    likelier call, two witnesses against the call owed. Measured on the
+    development rounds and rooms: bench/RESULTS.md, "The call in the
+    stretch of one of a few words heard"."""
+    owed = set(ev.expected or ())
+    decoded = {w.text for w in ev.decoded}
+    named = (ev.template_best_word in decoded and ev.template_gap is not None
+             and ev.template_gap >= th.template_mistake)
+    return bool(owed) and len(ev.decoded) >= 2 and not owed & decoded and not named
 
 
 def no_rival(gap: float | None) -> bool:

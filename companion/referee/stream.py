@@ -56,6 +56,7 @@ from companion.referee.decision import (
     Outcome,
     Thresholds,
     Verdict,
+    among_words,
     decide,
     expected_of,
     no_rival,
@@ -640,7 +641,9 @@ class Listener:
         # word is the talk's), or a call heard only in the suppressed copy
         # (the loudest word the raw audio gave was not the call).
         other_level = False
-        spot = self._spot(pcm, words, owed) if verdict.outcome == "talk" else None
+        talk = verdict.outcome == "talk"
+        among = verdict.outcome == "unsure" and among_words(evidence, self.thresholds)
+        spot = self._spot(pcm, words, owed) if talk or among else None
         # (a stretch after the next flip is not this call: the run-on below judges it)
         if spot is not None and self._owed_at(max(onset, base + spot[1].start)) == owed:
             evidence, verdict = self._spotted(evidence, spot)
@@ -649,8 +652,13 @@ class Listener:
                 rest = self._spot_rest(pcm, words, owed, spot[1])
                 if rest is not None:  # and a twin's second number after it
                     heard.append(rest)
-                sounded = max(sounded, base + spot[1].start)
-                onset = max(sounded, word_at)
+                if talk:
+                    # Talk opened the utterance. Among a few words the first
+                    # may be the call's own start (the "s" of "six"): the
+                    # onset stays, never moved late enough to rule a correct
+                    # call a hesitation.
+                    sounded = max(sounded, base + spot[1].start)
+                    onset = max(sounded, word_at)
         unvetted: tuple[Verdict, list[Word]] | None = None
         if (not early and (self.masked is not None or self.suppressor is not None
                            or self.adapter is not None)
