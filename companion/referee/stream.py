@@ -1007,9 +1007,10 @@ class Listener:
         return sum(1 for p in self._pending_owed if p.at <= onset)
 
     def _spotted(self, evidence: Evidence, spot: tuple[Match, Word]) -> tuple[Evidence, Verdict]:
-        """``evidence`` of a talk utterance with the stretch the caller's
-        takes fit best (``_spot``: its ``Match`` and span), and the
-        decision on it (right: that stretch is the call)."""
+        """``evidence`` of a talk utterance (or an unsure one of a few
+        words) with the stretch the caller's takes fit best (``_spot``: its
+        ``Match`` and span), and the decision on it (right: that stretch is
+        the call)."""
         found, span = spot
         evidence = replace(evidence, spot_gap=found.gap, spot_fit=found.fit,
                            spot_start=span.start)
@@ -1049,8 +1050,9 @@ class Listener:
 
     def _spot(self, pcm: npt.NDArray[np.int16], words: Sequence[Word],
               owed: Owed) -> tuple[Match, Word] | None:
-        """The stretch of a talk utterance (``_spans`` of its decoded
-        ``words``) the caller's takes of a word owed (``owed.heads``) fit
+        """The stretch of a talk utterance, or of an unsure one of a few
+        words (``decision.among_words``), among ``_spans`` of its decoded
+        ``words``, that the caller's takes of a word owed (``owed.heads``) fit
         best, as its ``Match`` and span (the owed word, ``SURE``); only
         stretches where an owed word fits better than any other enrolled
         word count (each matched ``within`` itself when too long for some
