@@ -290,6 +290,69 @@ def test_the_voices_page_takes_a_player_through_the_words(
     assert header["Abby"]["one"][0].endswith("one-4.wav")  # the first three files are kept
 
 
+
+@pytest.mark.slow
+def test_a_poll_answered_after_a_tap_does_not_undo_it_on_the_page(
+        tmp_path: Path, browser: Any) -> None:
+    """On a busy table the page's poll, asked before a tap on Start, can be
+    answered after the tap's own reply: drawn, that older view would show
+    "Press Start" again while the companion waits for Abby's first take.
+    Playwright holds every poll's reply from before the tap until Abby's
+    prompt is shown, then lets the first of them through alone: the prompt
+    stays. Only the network's timing is staged (the held route); the live
+    table on a quiet recording through ALSA's file plugin, the server and
+    the page are real."""
+    from playwright.sync_api import expect
+    from test_web_browser import enter_pin
+
+    from companion.web import create_app
+    from companion.web.server import start_server
+
+    pack = load_pack("en")
+    quiet = synth.noise_floor(round(3.0 * RATE), rate=RATE, seed=17)
+    wav = synth.write_wav(tmp_path / "quiet.wav", quiet, RATE)
+    with use_file_device(tmp_path / "alsa", wav, rate=RATE, tail_s=0.5) as device:
+        rig = open_rig(tmp_path, pack, device)
+        setup = VoiceSetup(count_words(pack.lexicon.number_word), TakeStore(tmp_path))
+        attach(setup, rig.hub)
+        rig.hub.new_game("nasty7", PLAYERS, {})
+        live_table(rig)
+        server = start_server(create_app(rig.hub, pin=PIN), "127.0.0.1", 0, spare_threads=4)
+        try:
+            page = browser.new_context(viewport=PHONE).new_page()
+            page.goto(server.url.rstrip("/") + "/voices")
+            enter_pin(page, PIN)
+            status = page.locator("#voices-status")
+            expect(status).to_contain_text("Press Start")
+            held: list[tuple[Any, Any]] = []
+
+            def hold(route: Any) -> None:
+                if route.request.method == "GET":
+                    held.append((route, route.fetch()))
+                else:
+                    route.continue_()
+
+            page.route("**/api/voices", hold)
+            for _ in range(200):  # until a poll from before the tap is held
+                if held:
+                    break
+                page.wait_for_timeout(25)
+            assert held, "the page did not poll"
+            page.click("#voices-start")
+            expect(status).to_have_text("Abby, say \u201cone\u201d.")
+            route, stale = held.pop(0)
+            assert stale.json()["prompt"] is None  # the view before the tap
+            route.fulfill(response=stale)
+            page.wait_for_timeout(300)  # the late reply is in; no other poll was let through
+            assert status.inner_text() == "Abby, say \u201cone\u201d."
+            page.unroute("**/api/voices")
+            for route, reply in held:
+                route.fulfill(response=reply)
+        finally:
+            server.stop()
+            rig.close()
+    assert setup.prompt is not None and setup.prompt.player == "Abby"
+
 # -- bad input -----------------------------------------------------------------------------
 
 @pytest.fixture
