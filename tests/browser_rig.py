@@ -31,3 +31,28 @@ def launched() -> Iterator[Any]:
             yield chromium
         finally:
             chromium.close()
+
+
+def hold_polls(page: Any, pattern: str) -> list[tuple[Any, Any]]:
+    """Hold the replies to ``page``'s GET requests matching ``pattern`` (a
+    Playwright URL glob), from now on: each request's route and the reply
+    the server gave it at once, in the order asked, for the test to let
+    through (``route.fulfill(response=reply)``) when it chooses; other
+    methods pass. Returns that list once the first poll is held (raises
+    ``AssertionError`` when none comes within 5 s). Only the network's
+    timing is staged: the server answers every request when it is made."""
+    held: list[tuple[Any, Any]] = []
+
+    def hold(route: Any) -> None:
+        if route.request.method == "GET":
+            held.append((route, route.fetch()))
+        else:
+            route.continue_()
+
+    page.route(pattern, hold)
+    for _ in range(200):
+        if held:
+            break
+        page.wait_for_timeout(25)
+    assert held, "the page did not poll"
+    return held

@@ -38,7 +38,7 @@ pytest.importorskip("pyroomacoustics")
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bench"))
 
 import roomsim
-from browser_rig import PHONE
+from browser_rig import PHONE, hold_polls
 
 pytestmark = pytest.mark.slow
 
@@ -182,20 +182,7 @@ def test_a_poll_answered_after_a_drag_does_not_put_the_seat_back(
     enter_pin(page, "2468")
     beth_seat = page.locator('#seats-players .seat[data-player="Beth"]')
     expect(beth_seat).to_be_visible()
-    held: list[tuple[Any, Any]] = []
-
-    def hold(route: Any) -> None:
-        if route.request.method == "GET":
-            held.append((route, route.fetch()))
-        else:
-            route.continue_()
-
-    page.route("**/api/seats", hold)
-    for _ in range(200):  # until a poll from before the drag is held
-        if held:
-            break
-        page.wait_for_timeout(25)
-    assert held, "the page did not poll"
+    held = hold_polls(page, "**/api/seats")  # a poll from before the drag is held
     table = page.locator("#seats-table").bounding_box()
     beth = beth_seat.bounding_box()
     assert table is not None and beth is not None

@@ -25,7 +25,7 @@ import numpy as np
 import numpy.typing as npt
 import pytest
 import soxr
-from browser_rig import PHONE
+from browser_rig import PHONE, hold_polls
 from flask import Flask
 from flask.testing import FlaskClient
 from live_rig import Rig, open_rig
@@ -324,20 +324,7 @@ def test_a_poll_answered_after_a_tap_does_not_undo_it_on_the_page(
             enter_pin(page, PIN)
             status = page.locator("#voices-status")
             expect(status).to_contain_text("Press Start")
-            held: list[tuple[Any, Any]] = []
-
-            def hold(route: Any) -> None:
-                if route.request.method == "GET":
-                    held.append((route, route.fetch()))
-                else:
-                    route.continue_()
-
-            page.route("**/api/voices", hold)
-            for _ in range(200):  # until a poll from before the tap is held
-                if held:
-                    break
-                page.wait_for_timeout(25)
-            assert held, "the page did not poll"
+            held = hold_polls(page, "**/api/voices")  # a poll from before the tap is held
             page.click("#voices-start")
             expect(status).to_have_text("Abby, say \u201cone\u201d.")
             route, stale = held.pop(0)
