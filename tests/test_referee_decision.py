@@ -275,7 +275,6 @@ def test_talk_holding_the_callers_own_word_is_the_call() -> None:
     assert decide(other, th).outcome == "talk"
 
 
-
 def test_a_few_words_heard_over_talk_may_hold_the_call_in_one_of_them() -> None:
     """Two game words heard, neither the call owed, are unsure; when the
     caller's takes fit the stretch of one of them as they must in talk
@@ -300,6 +299,7 @@ def test_a_few_words_heard_over_talk_may_hold_the_call_in_one_of_them() -> None:
     named = replace(found, template_gap=th.template_mistake, template_best_word="eight")
     assert decide(named, th).outcome == "unsure"
     assert decide(replace(named, template_best_word="one"), th).outcome == "right"
+
 
 def test_no_mistake_by_takes_when_the_call_owed_fits_them_as_a_repeat() -> None:
     """In the far field a correct "six" fitted both its own takes and another

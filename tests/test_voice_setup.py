@@ -290,7 +290,6 @@ def test_the_voices_page_takes_a_player_through_the_words(
     assert header["Abby"]["one"][0].endswith("one-4.wav")  # the first three files are kept
 
 
-
 @pytest.mark.slow
 def test_a_poll_answered_after_a_tap_does_not_undo_it_on_the_page(
         tmp_path: Path, browser: Any) -> None:
@@ -337,6 +336,7 @@ def test_a_poll_answered_after_a_tap_does_not_undo_it_on_the_page(
             server.stop()
             rig.close()
     assert setup.prompt is not None and setup.prompt.player == "Abby"
+
 
 # -- bad input -----------------------------------------------------------------------------
 
