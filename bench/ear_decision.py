@@ -40,6 +40,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import sys
 import time
 from concurrent.futures import ProcessPoolExecutor
@@ -196,6 +197,9 @@ TEMPLATE_SWEEP = ((-0.1, 0.3, 0.5), (-0.1, 0.5, 0.5), (-0.1, 0.5, 0.8), (-0.1, 0
                   (-0.3, 0.5, 0.5), (-0.5, 0.5, 0.5), (-0.1, 1.0, 0.9))
 """``(template_right, template_mistake, mistake_enrolled)`` points swept on
 sessions with enrollment (``bench/enrolled.py``)."""
+EMBEDDING_SWEEP = (-0.2, -0.15, -0.12, -0.1, -0.08, -0.06, -0.04, -0.02, 0.0)
+"""``embedding_right`` points swept on sessions with enrollment (-inf: the
+speech embedding never finds a call)."""
 
 
 def curve(rows: list[dict[str, Any]], truth: dict[str, Any], conditions: list[str],
@@ -216,19 +220,28 @@ def score(rows: list[dict[str, Any]], truth: dict[str, Any], conditions: list[st
           th: Any) -> list[tuple[str, int, int, int, int, int]]:
     """Per condition at thresholds ``th``: (condition, correct calls, false
     mistakes, wrong calls, caught, right)."""
+    return [row[:6] for row in score_all(rows, truth, conditions, th)]
+
+
+def score_all(rows: list[dict[str, Any]], truth: dict[str, Any], conditions: list[str],
+              th: Any) -> list[tuple[str, int, int, int, int, int, int, int]]:
+    """``score``'s figures, then wrong calls with a right verdict among
+    their window's utterances (taken for the call owed), and late calls so
+    (a call found in the window before the late one hides the hesitation)."""
     from companion.referee.decision import decide
 
     out = []
     for cond in conditions:
-        n_right = fm = n_wrong = caught = right = 0
+        n_right = fm = n_wrong = caught = right = taken = late_taken = 0
         for sess, t in truth.items():
             recs = [r for r in rows if r["condition"] == cond and r["session"] == sess]
             for c in t["calls"]:
-                if c["kind"] == "late":
-                    continue
                 inside = [r for r in recs if c["flip_t"] <= r["onset"] < c["window_end"]]
                 expected = () if c["card"] == "gun" else tuple(c["expected"].split())
                 verdicts = [decide(to_evidence(r, expected), th).outcome for r in inside]
+                if c["kind"] == "late":
+                    late_taken += "right" in verdicts
+                    continue
                 if c["kind"] in ("right", "gun"):
                     n_right += 1
                     fm += "mistake" in verdicts
@@ -236,7 +249,8 @@ def score(rows: list[dict[str, Any]], truth: dict[str, Any], conditions: list[st
                 else:
                     n_wrong += 1
                     caught += "mistake" in verdicts
-        out.append((cond, n_right, fm, n_wrong, caught, right))
+                    taken += "right" in verdicts
+        out.append((cond, n_right, fm, n_wrong, caught, right, taken, late_taken))
     return out
 
 
@@ -285,6 +299,18 @@ def main() -> None:
                       f"| {fm} ({100 * fm / max(n_right, 1):.1f} %) "
                       f"| {n_wrong} | {caught} ({100 * caught / max(n_wrong, 1):.0f} %) "
                       f"| {100 * right / max(n_right, 1):.0f} % |")
+        print("\nThe speech embedding finding the call (``embedding_right``; the other "
+              "thresholds at the operating point):\n")
+        print("| embedding_right | condition | correct calls | decided right | false mistakes "
+              "| wrong calls | taken for the call | late calls with a call found before |")
+        print("|---|---|---|---|---|---|---|---|")
+        for point in (-math.inf, *EMBEDDING_SWEEP):
+            th = replace(DEFAULT, embedding_right=point)
+            for cond, n_right, fm, n_wrong, _, right, taken, late in score_all(
+                    rows, truth, conditions, th):
+                print(f"| {point} | {cond} | {n_right} | {right} "
+                      f"({100 * right / max(n_right, 1):.1f} %) | {fm} | {n_wrong} "
+                      f"| {taken} | {late} |")
     sys.stdout.flush()
 
 

@@ -754,3 +754,29 @@ def test_in_steady_noise_the_takes_alone_need_the_recognizer_to_hear_a_wrong_wor
     assert decide(replace(one, words=two, decoded=two), th).outcome == "unsure"
     assert decide(replace(one, steady=False), th).outcome == "unsure"
     assert decide(replace(one, template_gap=2.9), th).outcome == "unsure"
+
+
+def test_the_speech_embedding_finds_the_call_in_what_was_unsure_or_talk_only() -> None:
+    """An unsure utterance or talk, while a call is owed, is the call when
+    the caller's takes in the speech-embedding space name the word owed by
+    ``embedding_right`` or more; a gap just above it changes nothing; the
+    witness never turns a silent card's voice, a right call or a mistake
+    into anything else."""
+    th = Thresholds()
+    fits, not_quite = th.embedding_right, th.embedding_right + 0.01
+    unsure = Evidence(words=(w("eight", 0.7),), decoded=(w("eight", 0.7),),
+                      expected=("four",), **CALLER)
+    assert decide(unsure, th).outcome == "unsure"
+    found = decide(replace(unsure, embedding_gap=fits), th)
+    assert (found.outcome, found.confidence) == ("right", SURE)
+    assert decide(replace(unsure, embedding_gap=not_quite), th).outcome == "unsure"
+    words = (w("seven", 0.5, 0.0), w("hmmrrr", 0.6, 0.4), w("two", 0.8, 0.8))
+    talk = Evidence(words=words, decoded=words, expected=("three",), **CALLER)
+    assert decide(talk, th).outcome == "talk"
+    assert decide(replace(talk, embedding_gap=fits), th).outcome == "right"
+    silent = Evidence(words=(w("two", 0.7),), decoded=(w("two", 0.7),), expected=(), **CALLER)
+    assert decide(replace(silent, embedding_gap=-1.0), th) == decide(silent, th)
+    sure_wrong = Evidence(words=(w("eight", 1.0),), decoded=(w("eight", 1.0),),
+                          expected=("four",), **CALLER)
+    assert decide(sure_wrong, th).outcome == "mistake"
+    assert decide(replace(sure_wrong, embedding_gap=-1.0), th).outcome == "mistake"

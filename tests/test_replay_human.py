@@ -6,9 +6,11 @@ default recognizer, and their rulings checked against the truth."""
 from __future__ import annotations
 
 import json
+import math
 import os
 import subprocess
 import sys
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -556,3 +558,34 @@ def test_a_twin_in_talk_is_found_in_the_stretch_of_one_of_two_words(tmp_path: Pa
     assert not [m for m in rulings if m["type"] == "mistake"]
     ok = {(r["player"], r["count"]) for r in rulings if r["type"] == "call_ok"}
     assert ("Beth", twin["count"]) in ok
+
+
+def test_a_call_in_talk_only_the_speech_embedding_finds_is_the_call(tmp_path: Path) -> None:
+    """The generated development set's round 2 (talk at 10 dB): Debbie
+    (george) says "four" while others talk; neither the recognizer nor her
+    cepstral takes make it out, and the round went on with her call
+    unsure. Her takes in the speech-embedding space fit the word owed
+    clearly better than any other word she enrolled: ``companion replay``
+    rules her call right, and no call of the round a mistake. Heard again
+    in the same process with the witness turned off (``embedding_right``
+    -inf), her call gets no ruling."""
+    from companion.referee.decision import DEFAULT
+    from companion.referee.judge import EarSettings, audio_handler
+    from companion.referee.recognizer import open_recognizer
+    from companion.replay import replay_all
+    from companion.session import load_session
+    from companion.voice.pack import load_pack
+
+    path, t = generated_round(tmp_path, "dev", 2, "babble10")
+    four = next(c for c in t["calls"] if c["player"] == "Debbie")
+    assert (four["kind"], four["said"]) == ("right", "four")
+    rulings = replay_file(path)
+    assert not [m for m in rulings if m["type"] == "mistake"]
+    assert ("Debbie", 4) in {(r["player"], r["count"]) for r in rulings if r["type"] == "call_ok"}
+    pack = load_pack("en")
+    off = EarSettings(thresholds=replace(DEFAULT, embedding_right=-math.inf))
+    done = replay_all(load_session(path), on_audio=audio_handler(
+        None, pack, recognizer=open_recognizer(None, pack, notice=False), settings=off))
+    without = [json.loads(r.to_json()) for r in done.rulings]
+    assert ("Debbie", 4) not in {(r["player"], r["count"]) for r in without
+                                 if r["type"] == "call_ok"}

@@ -47,6 +47,7 @@ import soxr
 
 from companion.errors import RecognizerError
 from companion.events import Say
+from companion.referee import embedding
 from companion.referee.adaptation import AdaptationError, Adapter
 from companion.referee.clock import SampleClock
 from companion.referee.decision import (
@@ -682,6 +683,12 @@ class Listener:
                     evidence, verdict, heard = second
                     other_level = True
                     break
+        if not early and expected and verdict.outcome in ("unsure", "talk"):
+            embedded = self._embedded(evidence, verdict, heard, pcm[:real], owed, (lo, hi))
+            if embedded is not None:
+                evidence, verdict, found = embedded
+                if found is not None:  # the caller's own word, in the embedding space
+                    heard, other_level = found, True
         if self.trace is not None and not early:
             self.trace.append((evidence, verdict))
         if not early and onset > voice_at and owed != self._owed_at(voice_at):
@@ -1084,6 +1091,35 @@ class Listener:
             return None
         return self._twin_rest(pcm, [first, after[0]], owed, first.text,
                                self._snr(pcm, after[0]))
+
+    def _embedded(self, evidence: Evidence, verdict: Verdict, heard: list[Word],
+                  pcm: npt.NDArray[np.int16], owed: Owed, loud: tuple[float, float],
+                  ) -> tuple[Evidence, Verdict, list[Word] | None] | None:
+        """An utterance left unsure or taken for talk while a call is owed,
+        against the caller's takes in the speech-embedding space
+        (``embedding.witness``): its evidence with the ``embedding_gap``,
+        the verdict (``verdict`` unless the decision now finds the call
+        owed), and, when it does, the words: the owed word the takes named
+        over the heard words' stretch (the ``loud`` part, seconds from
+        ``pcm``'s start, when none was heard), and a twin's second number
+        after it as ``_twin_rest`` finds it. None: no enrollment, or the
+        witness could not tell (not installed, the caller or the word owed
+        not enrolled)."""
+        if self.enrollment is None:
+            return None
+        found = embedding.witness(self.enrollment, owed.caller, owed.heads, pcm)
+        if found is None:
+            return None
+        evidence = replace(evidence, embedding_gap=found.gap)
+        judged = decide(evidence, self.thresholds)
+        if judged.outcome != "right":
+            return evidence, verdict, None
+        span = (heard[0].start, heard[-1].end) if heard else loud
+        rest = self._twin_rest(pcm, heard, owed, found.word, self._snr(pcm, heard[-1])
+                               if heard else None)
+        words = ([Word(found.word, span[0], rest.start, SURE), rest] if rest is not None
+                 else [Word(found.word, *span, SURE)])
+        return evidence, judged, words
 
     def _snr(self, pcm: npt.NDArray[np.int16], span: Word) -> float | None:
         """How far ``span`` of ``pcm`` (seconds from its first sample) is

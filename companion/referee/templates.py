@@ -379,7 +379,7 @@ def digest(x: npt.ArrayLike) -> bytes:
     return hashlib.blake2b(np.ascontiguousarray(x).tobytes(), digest_size=16).digest()
 
 
-class _Kept(Generic[V]):
+class Kept(Generic[V]):
     """Values kept by key across enrollments, at most ``size``, the least
     recently used going first; safe to share between threads."""
 
@@ -402,8 +402,8 @@ class _Kept(Generic[V]):
                 self._items.popitem(last=False)
 
 
-_copies: _Kept[npt.NDArray[np.float32]] = _Kept(COPIES_KEPT)
-_spreads: _Kept[float | None] = _Kept(COPIES_KEPT)
+_copies: Kept[npt.NDArray[np.float32]] = Kept(COPIES_KEPT)
+_spreads: Kept[float | None] = Kept(COPIES_KEPT)
 
 
 def noisy_copy(pcm: npt.NDArray[np.float64], snr_db: float, margin_db: float, seed: int,

