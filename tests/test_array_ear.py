@@ -13,6 +13,7 @@ import math
 import subprocess
 import sys
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import TypeVar
 
@@ -402,8 +403,10 @@ def test_behind_an_array_the_callers_own_model_hears_the_seat_masked_copy(
     # player's three takes enrolled): Carter's "three" is left unsure by the
     # beam and by its masked copy through the bundled model; his own
     # adapted model hears the masked copy as "three", from his seat. Without
-    # the players' models no call of his is ruled in that window; no mistake
-    # is ruled either way.
+    # the players' models (and without the speech-embedding witness, which
+    # finds his "three" on its own) no call of his is ruled in that window;
+    # no mistake is ruled either way.
+    from companion.referee.decision import DEFAULT
     from companion.referee.judge import EarSettings, audio_handler
     from companion.replay import replay_all
     from companion.voice.pack import load_pack
@@ -412,14 +415,17 @@ def test_behind_an_array_the_callers_own_model_hears_the_seat_masked_copy(
                                       seed=500 * 1000 + 2, enroll=3)
     call = rendered.calls[2]
     assert (call.player, call.said, call.kind) == ("Carter", "three", "right")
-    for adapt in (False, True):
-        handler = audio_handler(None, load_pack("en"), settings=EarSettings(adapt=adapt))
+    no_witness = replace(DEFAULT, embedding_right=-math.inf)
+    for adapt, thresholds, found in ((False, no_witness, False), (True, no_witness, True),
+                                     (False, DEFAULT, True)):
+        handler = audio_handler(None, load_pack("en"),
+                                settings=EarSettings(adapt=adapt, thresholds=thresholds))
         rulings = [msgspec.to_builtins(r)
                    for r in replay_all(load_session(rendered.path), on_audio=handler).rulings]
         assert not [r for r in rulings if r["type"] == "mistake"]
         carters = [r for r in rulings if r["type"] == "call_ok" and r["player"] == "Carter"
                    and call.flip_t <= r["t"] <= call.end_t + 3.0]
-        assert len(carters) == adapt
+        assert len(carters) == found, (adapt, thresholds.embedding_right)
 
 
 def test_replay_of_a_multichannel_round_takes_no_call_from_another_seat(tmp_path: Path) -> None:
