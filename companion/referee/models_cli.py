@@ -65,3 +65,9 @@ def status_cmd(root: Path | None) -> None:
     backend, notice = pick_backend(None) if root is None else ("?", None)
     if root is None:
         click.echo(f"recognizer: {backend}" + (" (no English vosk model)" if notice else ""))
+    from companion.referee import embedding
+
+    model = embedding.model_path()
+    click.echo("players' takes also compared by the speech-embedding model: "
+               + (f"yes ({model})" if embedding.available()
+                  else "no (run scripts/install to add it)"))
