@@ -200,6 +200,9 @@ sessions with enrollment (``bench/enrolled.py``)."""
 EMBEDDING_SWEEP = (-0.2, -0.15, -0.12, -0.1, -0.08, -0.06, -0.04, -0.02, 0.0)
 """``embedding_right`` points swept on sessions with enrollment (-inf: the
 speech embedding never finds a call)."""
+EMBEDDING_MISTAKE_SWEEP = (0.05, 0.1, 0.15, 0.2, 0.25, 0.3)
+"""``embedding_mistake`` points swept likewise (inf: three witnesses never
+make a mistake)."""
 
 
 def curve(rows: list[dict[str, Any]], truth: dict[str, Any], conditions: list[str],
@@ -311,6 +314,16 @@ def main() -> None:
                 print(f"| {point} | {cond} | {n_right} | {right} "
                       f"({100 * right / max(n_right, 1):.1f} %) | {fm} | {n_wrong} "
                       f"| {taken} | {late} |")
+        print("\nThree witnesses of a wrong number (``embedding_mistake``; the other "
+              "thresholds at the operating point):\n")
+        print("| embedding_mistake | condition | correct calls | false mistakes "
+              "| wrong calls | caught |")
+        print("|---|---|---|---|---|---|")
+        for point in (*EMBEDDING_MISTAKE_SWEEP, math.inf):
+            th = replace(DEFAULT, embedding_mistake=point)
+            for cond, n_right, fm, n_wrong, caught, *_ in score_all(rows, truth, conditions, th):
+                print(f"| {point} | {cond} | {n_right} | {fm} | {n_wrong} "
+                      f"| {caught} ({100 * caught / max(n_wrong, 1):.0f} %) |")
     sys.stdout.flush()
 
 

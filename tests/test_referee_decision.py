@@ -780,3 +780,27 @@ def test_the_speech_embedding_finds_the_call_in_what_was_unsure_or_talk_only() -
                           expected=("four",), **CALLER)
     assert decide(sure_wrong, th).outcome == "mistake"
     assert decide(replace(sure_wrong, embedding_gap=-1.0), th).outcome == "mistake"
+
+
+def test_three_witnesses_against_the_call_are_a_mistake() -> None:
+    """An unsure wrong word ("one" heard at 0.72 for a "six" owed: below the
+    recognizer's own bar) is a mistake when the caller's cepstral takes put
+    another word ``template_mistake`` ahead of the call owed, their
+    speech-embedding takes ``embedding_mistake`` ahead, and the audio is
+    clear and at the callers' level. Each witness and each condition
+    missing leaves it unsure."""
+    th = Thresholds()
+    heard = (w("one", 0.72),)
+    ev = Evidence(words=heard, decoded=heard, expected=("six",), template_gap=th.template_mistake,
+                  embedding_gap=th.embedding_mistake, **CALLER)
+    assert decide(replace(ev, embedding_gap=None), th).outcome == "unsure"
+    assert (decide(ev, th).outcome, decide(ev, th).confidence) == ("mistake", SURE)
+    for doubt in (replace(ev, embedding_gap=th.embedding_mistake - 0.01),
+                  replace(ev, template_gap=th.template_mistake - 0.01),
+                  replace(ev, template_gap=None),
+                  replace(ev, floor_dbfs=ev.loud_db - th.clear_snr_db + 1.0),
+                  replace(ev, reference_db=ev.loud_db + th.caller_db + 1.0),
+                  replace(ev, risen=True),
+                  replace(ev, decoded=(*heard, w("six", 0.3, 0.8))),
+                  replace(ev, expected=())):
+        assert decide(doubt, th).outcome != "mistake", doubt

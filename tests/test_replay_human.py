@@ -589,3 +589,34 @@ def test_a_call_in_talk_only_the_speech_embedding_finds_is_the_call(tmp_path: Pa
     without = [json.loads(r.to_json()) for r in done.rulings]
     assert ("Debbie", 4) not in {(r["player"], r["count"]) for r in without
                                  if r["type"] == "call_ok"}
+
+
+def test_a_wrong_number_three_witnesses_hear_is_caught(tmp_path: Path) -> None:
+    """The generated development set's round 1 (clean): Abby (george) says
+    "seven" where "five" is owed. The recognizer heard "seven" but not
+    surely enough; her cepstral takes and her speech-embedding takes both
+    put another word well ahead of the five. ``companion replay`` rules
+    her wrong number, named as heard, and nothing before it a mistake;
+    heard again with the three-witness rule off (``embedding_mistake``
+    inf), the call gets no ruling."""
+    from companion.referee.decision import DEFAULT
+    from companion.referee.judge import EarSettings, audio_handler
+    from companion.referee.recognizer import open_recognizer
+    from companion.replay import replay_all
+    from companion.session import load_session
+    from companion.voice.pack import load_pack
+
+    path, t = generated_round(tmp_path, "dev", 1, "clean")
+    wrong = t["calls"][-1]
+    assert (wrong["player"], wrong["kind"], wrong["said"], wrong["expected"]) == (
+        "Abby", "wrong", "seven", "five")
+    rulings = replay_file(path)
+    mistakes = [r for r in rulings if r["type"] == "mistake"]
+    assert [(m["player"], m["kind"], m["heard"]) for m in mistakes] == [
+        ("Abby", "wrong_number", ["seven"])]
+    assert mistakes[0]["t"] >= wrong["flip_t"]
+    pack = load_pack("en")
+    off = EarSettings(thresholds=replace(DEFAULT, embedding_mistake=math.inf))
+    done = replay_all(load_session(path), on_audio=audio_handler(
+        None, pack, recognizer=open_recognizer(None, pack, notice=False), settings=off))
+    assert not [r for r in done.rulings if json.loads(r.to_json())["type"] == "mistake"]

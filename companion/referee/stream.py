@@ -687,8 +687,8 @@ class Listener:
             embedded = self._embedded(evidence, verdict, heard, pcm[:real], owed, (lo, hi))
             if embedded is not None:
                 evidence, verdict, found = embedded
-                if found is not None:  # the caller's own word, in the embedding space
-                    heard, other_level = found, True
+                if found is not None:  # the call owed, or a mistake named
+                    heard, other_level = found, verdict.outcome == "right"
         if self.trace is not None and not early:
             self.trace.append((evidence, verdict))
         if not early and onset > voice_at and owed != self._owed_at(voice_at):
@@ -1099,9 +1099,11 @@ class Listener:
         against the caller's takes in the speech-embedding space
         (``embedding.witness``): its evidence with the ``embedding_gap``,
         the verdict (``verdict`` unless the decision now finds the call
-        owed), and, when it does, the words: the owed word the takes named
-        over the heard words' stretch (the ``loud`` part, seconds from
-        ``pcm``'s start, when none was heard), and a twin's second number
+        owed, or a mistake by three witnesses: then the heard words as a
+        mistake names them, ``_named``), and, when it finds the call, the
+        words: the owed word the takes named over the heard words' stretch
+        (the ``loud`` part, seconds from ``pcm``'s start, when none was
+        heard), and a twin's second number
         after it as ``_twin_rest`` finds it. None: no enrollment, or the
         witness could not tell (not installed, the caller or the word owed
         not enrolled)."""
@@ -1112,6 +1114,8 @@ class Listener:
             return None
         evidence = replace(evidence, embedding_gap=found.gap)
         judged = decide(evidence, self.thresholds)
+        if judged.outcome == "mistake":  # the witnesses agree against the call
+            return evidence, judged, _named(evidence, heard, self.thresholds)
         if judged.outcome != "right":
             return evidence, verdict, None
         span = (heard[0].start, heard[-1].end) if heard else loud
