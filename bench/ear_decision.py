@@ -230,7 +230,10 @@ def score_all(rows: list[dict[str, Any]], truth: dict[str, Any], conditions: lis
               th: Any) -> list[tuple[str, int, int, int, int, int, int, int]]:
     """``score``'s figures, then wrong calls with a right verdict among
     their window's utterances (taken for the call owed), and late calls so
-    (a call found in the window before the late one hides the hesitation)."""
+    (the late call itself heard as the call, which the engine then rules
+    late by its onset, or an utterance before it taken for the call, which
+    would hide the hesitation: the human table's late column tells them
+    apart)."""
     from companion.referee.decision import decide
 
     out = []
@@ -305,7 +308,7 @@ def main() -> None:
         print("\nThe speech embedding finding the call (``embedding_right``; the other "
               "thresholds at the operating point):\n")
         print("| embedding_right | condition | correct calls | decided right | false mistakes "
-              "| wrong calls | taken for the call | late calls with a call found before |")
+              "| wrong calls | taken for the call | late calls with one ruled right |")
         print("|---|---|---|---|---|---|---|---|")
         for point in (-math.inf, *EMBEDDING_SWEEP):
             th = replace(DEFAULT, embedding_right=point)
