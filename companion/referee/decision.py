@@ -281,11 +281,12 @@ class Thresholds:
 
     - ``embedding_right`` [-0.08]: an utterance the rules above leave
       unsure or take for talk, while a call is owed, is the call owed when
-      its embedding gap is at or below this. Chosen on the generated development split (dev
-      speakers, enrolled, one recognizer kept all evening) as the highest
-      point at which no wrong call in any condition was taken for right,
-      and checked on the held-out split (bench/RESULTS.md, "Speech
-      embedding: the caller's word found in talk").
+      its embedding gap is at or below this. Chosen on the generated
+      development split (dev speakers, enrolled, one recognizer kept all
+      evening) as the highest point at which no wrong call in any
+      condition was taken for right, and checked on the held-out split
+      (bench/RESULTS.md, "Speech embedding: the caller's word found in
+      talk").
     - ``embedding_mistake`` [0.2]: an unsure utterance is a mistake when
       the embedding gap is at or above this and two more witnesses agree
       (``_three_witnesses``: the recognizer heard only other game words,

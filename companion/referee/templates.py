@@ -524,12 +524,12 @@ class Enrollment:
         audio = self.audio.get(player, {})
         for word in clean:
             if word not in noisy:
-                copies = [noisy_copy(pcm, step, margin_db, i, self._digest(player, word, i))
+                copies = [noisy_copy(pcm, step, margin_db, i, self.take_digest(player, word, i))
                           for i, pcm in enumerate(audio.get(word, []))]
                 noisy[word] = [c for c in copies if len(c) >= _least(margin_db)]
         return {w: clean[w] + noisy[w] for w in clean}
 
-    def _digest(self, player: str, word: str, i: int) -> bytes:
+    def take_digest(self, player: str, word: str, i: int) -> bytes:
         """The ``digest`` of ``player``'s ``i``-th take of ``word`` (its
         samples), made once while the takes stay as they are."""
         if (player, word, i) not in self._digests:
