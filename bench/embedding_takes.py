@@ -64,21 +64,24 @@ def main() -> None:
             pcm, rate = read_wav_channels(session.with_suffix(".wav"))
             wav = mono_of(pcm)
             assert rate == templates.RATE, session
+            # each take's features and embeddings, once per round
+            ceps_takes = {(p, w): [templates.features(x) for x in ts]
+                          for p, words in takes.audio.items() for w, ts in words.items()}
+            emb_takes = {(p, w): [embedding.embed(x) for x in ts]
+                         for p, words in takes.audio.items() for w, ts in words.items()}
             for c in t["calls"]:
                 if c["kind"] != "right" or " " in c["said"]:
                     continue
                 lo = max(0, round((c["start_t"] - 0.1) * rate))
                 call = wav[lo:round((c["start_t"] + c["dur"] + 0.1) * rate)]
-                mine = takes.audio[c["player"]]
                 feats = templates.features(call, templates.floor_margin(call))
                 emb = embedding.embed(call)
                 by_ceps, by_emb = {}, {}
                 for word in COUNT_WORDS:
-                    ts = mine[word]
-                    by_ceps[word] = float(np.min(templates.distances(
-                        feats, [templates.features(x) for x in ts])))
+                    key = (c["player"], word)
+                    by_ceps[word] = float(np.min(templates.distances(feats, ceps_takes[key])))
                     by_emb[word] = float(np.min(templates.subsequence_distances(
-                        emb, [embedding.embed(x.astype(np.int16)) for x in ts])))
+                        emb, emb_takes[key])))
                 calls += 1
                 ceps_ok += min(by_ceps, key=lambda w: by_ceps[w]) == c["said"]
                 emb_ok += min(by_emb, key=lambda w: by_emb[w]) == c["said"]

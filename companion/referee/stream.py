@@ -1119,8 +1119,8 @@ class Listener:
         if judged.outcome != "right":
             return evidence, verdict, None
         span = (heard[0].start, heard[-1].end) if heard else loud
-        rest = self._twin_rest(pcm, heard, owed, found.word, self._snr(pcm, heard[-1])
-                               if heard else None)
+        rest = (self._twin_rest(pcm, heard, owed, found.word, self._snr(pcm, heard[-1]))
+                if heard and owed.after(found.word) else None)
         words = ([Word(found.word, span[0], rest.start, SURE), rest] if rest is not None
                  else [Word(found.word, *span, SURE)])
         return evidence, judged, words

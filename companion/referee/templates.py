@@ -582,11 +582,11 @@ class Enrollment:
             return None
         words = [w for w, takes in mine.items() for _ in takes]
         flat = [t for takes in mine.values() for t in takes]
-        near = _nearest(words, distances(feats, flat))
+        near = nearest(words, distances(feats, flat))
         if within and not _told(near, owed):
             # Too long for some takes (the word with talk or a reverberant
             # tail around it): each take against the stretch it fits best.
-            near = _nearest(words, subsequence_distances(_normalized(ceps, local=True), flat))
+            near = nearest(words, subsequence_distances(_normalized(ceps, local=True), flat))
         word = min(owed, key=lambda w: near[w])
         other = min(d for w, d in near.items() if w not in owed)
         if not np.isfinite(near[word]):
@@ -610,7 +610,7 @@ def _least(margin_db: float) -> int:
     return MATCH_MIN_FRAMES if margin_db == STEADY_FLOOR_DB else MIN_FRAMES
 
 
-def _nearest(words: Sequence[str], found: npt.NDArray[np.float64]) -> dict[str, float]:
+def nearest(words: Sequence[str], found: npt.NDArray[np.float64]) -> dict[str, float]:
     """The least of ``found`` (one distance per take) per word (``words``,
     the take's word for each)."""
     near: dict[str, float] = {}
