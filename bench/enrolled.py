@@ -164,6 +164,10 @@ def enroll_set(data: Path, out: Path, takes: int, raw: Path,
                 if not link.exists():
                     os.symlink((raw / name).resolve(), link)
         else:
+            # the voices page's store adds to the takes a folder holds: takes
+            # left by an earlier run into the same ``out`` would be kept
+            # again beside these, each word's copies identical
+            shutil.rmtree(out / "enroll" / voice, ignore_errors=True)
             kept[voice] = kept_heard(voice, words, takes, raw, out / "enroll" / voice, cache)
             kept[voice] = {w: [f"{voice}/{p}" for p in ps] for w, ps in kept[voice].items()}
     n = 0

@@ -63,3 +63,20 @@ def test_a_take_the_page_would_ask_for_again_is_named(tmp_path: Path) -> None:
         wf.writeframes(np.zeros(4000, dtype="<i2").tobytes())
     with pytest.raises(enrolled.TakeRefused, match="george's take 0 of 'three'"):
         enrolled.heard_takes("george", ("three",), 1, raw, tmp_path / "out")
+
+
+@needs_fsdd
+def test_a_second_run_into_the_same_folder_keeps_each_take_once(tmp_path: Path) -> None:
+    """Run twice into the same ``--out``, each voice's folder holds the
+    takes of one run: the voices page's store adds to what a folder holds,
+    and a second copy of every take made each word's takes identical in
+    pairs (the set this benchmark wrote once had six takes a word, three
+    of them copies)."""
+    data = tmp_path / "data"
+    data.mkdir()
+    out = tmp_path / "out"
+    for _ in range(2):
+        assert enrolled.enroll_set(data, out, 1, FSDD, ("two",)) == 0
+    for voice in enrolled.VOICES:
+        wavs = sorted(p.name for p in (out / "enroll" / voice).rglob("*.wav"))
+        assert len(wavs) == 1, (voice, wavs)
