@@ -108,6 +108,25 @@ def test_silence_has_no_features_and_cannot_be_enrolled() -> None:
     assert not Enrollment().add("Abby", "one", quiet)
 
 
+@needs_fsdd
+def test_a_take_is_kept_as_16_bit_samples_and_its_copies_are_the_same() -> None:
+    """Takes are kept as int16 (a quarter of the memory of floats): a take
+    given as integer-valued floats is kept with the same values, its noisy
+    copy's features are those made from the floats, and floats off the
+    16-bit grid are rounded and clipped."""
+    pcm = take(6, "george", 0)
+    as_float = Enrollment()
+    assert as_float.add("Abby", "six", pcm.astype(np.float64))
+    kept = as_float.audio["Abby"]["six"][0]
+    assert kept.dtype == np.int16
+    np.testing.assert_array_equal(kept, pcm)
+    np.testing.assert_array_equal(
+        templates.noisy_copy(kept, 9.0, STEADY_FLOOR_DB, 0),
+        features(in_noise(pcm.astype(np.float64), 9.0, seed=0), STEADY_FLOOR_DB))
+    np.testing.assert_array_equal(templates.pcm16([1.4, -2.6, 40000.0, -40000.0]),
+                                  np.array([1, -3, 32767, -32768], dtype=np.int16))
+
+
 def take(digit: int, voice: str, k: int) -> np.ndarray:
     """An FSDD take at 16 kHz with 0.2 s of silence each side."""
     return fsdd.take(digit, voice, k, pad_s=0.2)

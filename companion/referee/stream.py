@@ -898,6 +898,7 @@ class Listener:
         if model is None:
             return None
         if self._adapted is None or self._adapted[0] != model:
+            self._adapted = None  # the last caller's decoder goes before the next one loads
             try:
                 recognizer = self.recognizer.adapted(model)
             except RecognizerError as exc:

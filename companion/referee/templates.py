@@ -214,13 +214,15 @@ def _step_costs(a: npt.NDArray[np.float32], templates: Sequence[npt.NDArray[np.f
     for i, t in enumerate(templates):
         pad[i, :len(t)] = t
     q = a.astype(np.float64)
-    # |x - y|^2 = |x|^2 + |y|^2 - 2 x.y, worked in place: a long stretch
-    # against every take makes each (k, n, m) array several MB.
+    # |x - y|^2 = |x|^2 + |y|^2 - 2 x.y, worked in place and one take's dot
+    # products at a time: a long stretch against every take makes the
+    # (k, n, m) array several MB, and a second one would double the ear's
+    # peak memory here.
     cost = (q * q).sum(axis=1)[None, :, None] + (pad * pad).sum(axis=2)[:, None, :]
-    dots = pad @ q.T  # (k, m, n)
-    dots *= 2
-    cost -= dots.transpose(0, 2, 1)
-    del dots
+    for i in range(k):
+        dots = pad[i] @ q.T  # (m, n)
+        dots *= 2
+        cost[i] -= dots.T
     np.maximum(cost, 0.0, out=cost)
     np.sqrt(cost, out=cost)
     for i, length in enumerate(lengths):
@@ -360,6 +362,16 @@ class Match:
     best_word: str | None = None
 
 
+def pcm16(pcm: npt.ArrayLike) -> npt.NDArray[np.int16]:
+    """``pcm`` (mono samples at 16-bit scale) as a flat int16 array: the
+    same array's values if already integers, floats rounded and clipped to
+    -32768..32767."""
+    x = np.asarray(pcm).reshape(-1)
+    if x.dtype == np.int16:
+        return x.copy()
+    return np.clip(np.round(x), -32768, 32767).astype(np.int16)
+
+
 def in_noise(pcm: npt.ArrayLike, snr_db: float, seed: int = 0) -> npt.NDArray[np.float64]:
     """``pcm`` (mono samples) plus white noise ``snr_db`` dB below the RMS
     level of its loud part (``trim``); the same noise for the same seed."""
@@ -406,7 +418,7 @@ _copies: Kept[npt.NDArray[np.float32]] = Kept(COPIES_KEPT)
 _spreads: Kept[float | None] = Kept(COPIES_KEPT)
 
 
-def noisy_copy(pcm: npt.NDArray[np.float64], snr_db: float, margin_db: float, seed: int,
+def noisy_copy(pcm: npt.ArrayLike, snr_db: float, margin_db: float, seed: int,
                key: bytes | None = None) -> npt.NDArray[np.float32]:
     """``features(in_noise(pcm, snr_db, seed), margin_db)`` (shape
     ``(frames, 24)``; ``pcm`` mono samples at ``RATE`` Hz, ``snr_db`` and
@@ -429,7 +441,9 @@ def noisy_copy(pcm: npt.NDArray[np.float64], snr_db: float, margin_db: float, se
 class Enrollment:
     """The players' enrolled takes: ``takes[player][word]`` is a list of
     feature sequences (``features`` cut at ``FLOOR_DB``),
-    ``audio[player][word]`` the takes' samples. Words are game words in
+    ``audio[player][word]`` the takes' 16-bit samples (int16: a take is
+    kept as a table's microphone gives it, a quarter of the memory of
+    floats). Words are game words in
     lower case. ``counted``: the words calls are made of (the count words,
     ``enrollment.count_words``); a player's takes of any other word (a
     wrong number enrolled at setup, ``enrollment.wrong_numbers``) are
@@ -438,14 +452,15 @@ class Enrollment:
 
     counted: frozenset[str] | None = None
     takes: dict[str, dict[str, list[npt.NDArray[np.float32]]]] = field(default_factory=dict)
-    audio: dict[str, dict[str, list[npt.NDArray[np.float64]]]] = field(default_factory=dict)
+    audio: dict[str, dict[str, list[npt.NDArray[np.int16]]]] = field(default_factory=dict)
     _noisy: dict[tuple[str, float, float], dict[str, list[npt.NDArray[np.float32]]]] = field(
         default_factory=dict, repr=False)
     _spread: dict[tuple[str, str], float | None] = field(default_factory=dict, repr=False)
     _digests: dict[tuple[str, str, int], bytes] = field(default_factory=dict, repr=False)
 
     def add(self, player: str, word: str, pcm: npt.ArrayLike) -> bool:
-        """Enroll one take (mono samples at ``RATE`` Hz) of ``word`` by
+        """Enroll one take (mono samples at ``RATE`` Hz, 16-bit scale; kept
+        as int16, rounded and clipped if given as floats) of ``word`` by
         ``player``; False (nothing kept) if it holds too little voice
         (``voiced``)."""
         feats = features(pcm)
@@ -453,8 +468,7 @@ class Enrollment:
             return False
         word = word.strip().lower()
         self.takes.setdefault(player, {}).setdefault(word, []).append(feats)
-        self.audio.setdefault(player, {}).setdefault(word, []).append(
-            np.asarray(pcm, dtype=np.float64).reshape(-1))
+        self.audio.setdefault(player, {}).setdefault(word, []).append(pcm16(pcm))
         self._changed(player)
         return True
 
