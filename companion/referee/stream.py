@@ -47,7 +47,7 @@ import soxr
 
 from companion.errors import RecognizerError
 from companion.events import Say
-from companion.referee import embedding
+from companion.referee import embedding, heap
 from companion.referee.adaptation import AdaptationError, Adapter
 from companion.referee.clock import SampleClock
 from companion.referee.decision import (
@@ -530,6 +530,7 @@ class Listener:
             return []  # talk: its words would be capped, never a sure call
         self._tried[test] = peek.onset
         heard = self._decode(peek, early=True)
+        heap.release()  # the utterance's arrays are freed: their pages go back
         if heard is None:
             return []
         seg.cut()
@@ -579,6 +580,7 @@ class Listener:
         out = []
         for seg in segments:
             heard = self._decode(seg)
+            heap.release()  # the utterance's arrays are freed: their pages go back
             assert heard is not None
             out += self._earlier  # a voice in the window before, when the onset left it
             self._earlier.clear()
