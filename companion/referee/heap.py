@@ -5,10 +5,10 @@ every take, the DTW step costs, the recognizers' lattices) and frees them.
 glibc's allocator keeps freed pages inside its heap for the next request,
 and with the sizes of one utterance and the next never the same, those holes
 add up over an evening into resident memory that holds nothing
-(bench/RESULTS.md, "Peak memory of the ear"). ``release`` asks glibc to give every free page back
-(``malloc_trim(0)``, glibc 2.8 and later, which also returns free pages
-inside the heap, not only at its top); elsewhere (another C library) it does
-nothing.
+(bench/RESULTS.md, "Peak memory of the ear"). ``release`` asks glibc to give
+every free page back (``malloc_trim(0)``, glibc 2.8 and later, which also
+returns free pages inside the heap, not only at its top); elsewhere (another
+C library) it does nothing.
 """
 
 from __future__ import annotations
