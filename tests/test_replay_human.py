@@ -34,13 +34,8 @@ def truth(session: str) -> dict[str, Any]:
 
 
 def replay(condition: str, session: str) -> list[dict[str, Any]]:
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(
-        p for p in (str(REPO), os.environ.get("PYTHONPATH")) if p)}
-    done = subprocess.run([sys.executable, "-m", "companion.cli", "replay",
-                           str(SESSIONS / "dev" / condition / f"{session}.jsonl")],
-                          capture_output=True, text=True, env=env, timeout=600)
-    assert done.returncode == 0, done.stderr
-    return [json.loads(x) for x in done.stdout.splitlines() if x.strip()]
+    """``replay_file`` of a shared dev session."""
+    return replay_file(SESSIONS / "dev" / condition / f"{session}.jsonl")
 
 
 def test_a_clean_round_of_right_calls_is_all_call_ok_from_the_words_onsets() -> None:
@@ -129,6 +124,23 @@ def replay_file(path: Path) -> list[dict[str, Any]]:
                           capture_output=True, text=True, env=env, timeout=600)
     assert done.returncode == 0, done.stderr
     return [json.loads(x) for x in done.stdout.splitlines() if x.strip()]
+
+
+def replay_at(path: Path, thresholds: Any) -> list[dict[str, Any]]:
+    """The rulings of ``companion replay`` on ``path`` as JSON data, heard
+    in this process with the decision's ``thresholds`` (a ``Thresholds``)
+    and a fresh recognizer."""
+    from companion.referee.judge import EarSettings, audio_handler
+    from companion.referee.recognizer import open_recognizer
+    from companion.replay import replay_all
+    from companion.session import load_session
+    from companion.voice.pack import load_pack
+
+    pack = load_pack("en")
+    done = replay_all(load_session(path), on_audio=audio_handler(
+        None, pack, recognizer=open_recognizer(None, pack, notice=False),
+        settings=EarSettings(thresholds=thresholds)))
+    return [json.loads(r.to_json()) for r in done.rulings]
 
 
 def test_enrolled_takes_confirm_a_six_the_recognizer_heard_as_two(tmp_path: Path) -> None:
@@ -570,11 +582,6 @@ def test_a_call_in_talk_only_the_speech_embedding_finds_is_the_call(tmp_path: Pa
     in the same process with the witness turned off (``embedding_right``
     -inf), her call gets no ruling."""
     from companion.referee.decision import DEFAULT
-    from companion.referee.judge import EarSettings, audio_handler
-    from companion.referee.recognizer import open_recognizer
-    from companion.replay import replay_all
-    from companion.session import load_session
-    from companion.voice.pack import load_pack
 
     path, t = generated_round(tmp_path, "dev", 2, "babble10")
     four = next(c for c in t["calls"] if c["player"] == "Debbie")
@@ -582,11 +589,7 @@ def test_a_call_in_talk_only_the_speech_embedding_finds_is_the_call(tmp_path: Pa
     rulings = replay_file(path)
     assert not [m for m in rulings if m["type"] == "mistake"]
     assert ("Debbie", 4) in {(r["player"], r["count"]) for r in rulings if r["type"] == "call_ok"}
-    pack = load_pack("en")
-    off = EarSettings(thresholds=replace(DEFAULT, embedding_right=-math.inf))
-    done = replay_all(load_session(path), on_audio=audio_handler(
-        None, pack, recognizer=open_recognizer(None, pack, notice=False), settings=off))
-    without = [json.loads(r.to_json()) for r in done.rulings]
+    without = replay_at(path, replace(DEFAULT, embedding_right=-math.inf))
     assert ("Debbie", 4) not in {(r["player"], r["count"]) for r in without
                                  if r["type"] == "call_ok"}
 
@@ -600,11 +603,6 @@ def test_a_wrong_number_three_witnesses_hear_is_caught(tmp_path: Path) -> None:
     heard again with the three-witness rule off (``embedding_mistake``
     inf), the call gets no ruling."""
     from companion.referee.decision import DEFAULT
-    from companion.referee.judge import EarSettings, audio_handler
-    from companion.referee.recognizer import open_recognizer
-    from companion.replay import replay_all
-    from companion.session import load_session
-    from companion.voice.pack import load_pack
 
     path, t = generated_round(tmp_path, "dev", 1, "clean")
     wrong = t["calls"][-1]
@@ -615,8 +613,5 @@ def test_a_wrong_number_three_witnesses_hear_is_caught(tmp_path: Path) -> None:
     assert [(m["player"], m["kind"], m["heard"]) for m in mistakes] == [
         ("Abby", "wrong_number", ["seven"])]
     assert mistakes[0]["t"] >= wrong["flip_t"]
-    pack = load_pack("en")
-    off = EarSettings(thresholds=replace(DEFAULT, embedding_mistake=math.inf))
-    done = replay_all(load_session(path), on_audio=audio_handler(
-        None, pack, recognizer=open_recognizer(None, pack, notice=False), settings=off))
-    assert not [r for r in done.rulings if json.loads(r.to_json())["type"] == "mistake"]
+    without = replay_at(path, replace(DEFAULT, embedding_mistake=math.inf))
+    assert not [r for r in without if r["type"] == "mistake"]
