@@ -64,9 +64,8 @@ def main() -> None:
             pcm, rate = read_wav_channels(session.with_suffix(".wav"))
             wav = mono_of(pcm)
             assert rate == templates.RATE, session
-            # each take's features and embeddings, once per round
-            ceps_takes = {(p, w): [templates.features(x) for x in ts]
-                          for p, words in takes.audio.items() for w, ts in words.items()}
+            # each take's features (as the enrollment made them) and embeddings, once per round
+            ceps_takes = {(p, w): ts for p, words in takes.takes.items() for w, ts in words.items()}
             emb_takes = {(p, w): [embedding.embed(x) for x in ts]
                          for p, words in takes.audio.items() for w, ts in words.items()}
             for c in t["calls"]:
