@@ -85,3 +85,37 @@ def test_an_unplugged_microphone_is_announced_and_reopened(tmp_path: Path) -> No
             assert _take(mic, 1600)
         finally:
             mic.close()
+
+
+def test_a_second_file_device_is_read_without_restarting_portaudio(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # PortAudio's Pa_Terminate frees ALSA's global configuration whatever
+    # still uses it (PortAudio issue #214): past the first file device of a
+    # process, a new one is read by ALSA itself at the next open.
+    import sounddevice as sd
+
+    silence = tmp_path / "first"
+    with use_file_device(silence, None, rate=16000):
+        mic = Microphone(origin=0.0, queue_blocks=10_000)
+        mic.open()
+        try:
+            first = np.concatenate([b.samples for b in _take(mic, 1600)])
+        finally:
+            mic.close()
+    assert not first.any()
+    restarts: list[str] = []
+    monkeypatch.setattr(sd, "_terminate", lambda: restarts.append("terminate"))
+    wav = render_wav("seven", tmp_path / "seven.wav", load_pack("en"))
+    with use_file_device(tmp_path / "second", wav, rate=16000, lead_s=0.0) as dev:
+        mic = Microphone(origin=0.0, queue_blocks=10_000)
+        mic.open()
+        try:
+            blocks = _take(mic, dev.frames)
+        finally:
+            mic.close()
+    heard = np.concatenate([b.samples for b in blocks])[:dev.frames]
+    assert np.array_equal(heard, np.fromfile(dev.infile, dtype="<i2"))
+    assert restarts == []
+    # Outside the block the device is gone, as an unplugged card is.
+    with pytest.raises(AudioDeviceError, match="cannot be opened"):
+        Microphone(origin=0.0).open()

@@ -8,9 +8,16 @@ stream opened after the first writes a new file (``played.raw.0001``, ...),
 and ``FileDevice.played`` joins them in order. ``use_file_device`` writes an
 ALSA configuration that makes such a pair (an ``asym`` of a capture device
 reading the recording and a playback device writing a file) ALSA's
-``default``, points ``ALSA_CONFIG_PATH`` at it, then restarts PortAudio so
-sounddevice sees it. Tests and the bench use it to drive the real sounddevice
-input and output paths on a machine with no sound card.
+``default`` and points ``ALSA_CONFIG_PATH`` at it. The first time in a process
+it then restarts PortAudio, so sounddevice's device list holds those devices;
+after that it does not: each configuration is a new file, and ALSA reads its
+configuration again at the next device open when the list of files changed.
+Restarting PortAudio each time was a hazard: its ``Pa_Terminate`` frees
+ALSA's whole global configuration and unloads its plugins, whatever else in
+the process still uses them (PortAudio issue #214), and a test worker of the
+suite once died in the test after such a restart. Tests and the bench use it
+to drive the real sounddevice input and output paths on a machine with no
+sound card.
 
 The plugin reads ``infile`` as raw samples (no WAV header) and, past its end,
 returns stale buffer contents: give it a recording with enough trailing
@@ -108,11 +115,22 @@ def write_raw_input(wav_path: Path | None, raw_path: Path, rate: int, *,
     return len(out)
 
 
-def _restart_portaudio() -> None:
+_LISTED = False
+"""Whether PortAudio's device list in this process was made while a file
+device's configuration was ALSA's (so it holds ``default`` as one)."""
+
+
+def _list_file_devices() -> None:
+    """Restart PortAudio once per process, so its device list is made from
+    a file device's configuration; later configurations need no restart."""
+    global _LISTED
+    if _LISTED:
+        return
     import sounddevice as sd
 
     sd._terminate()
     sd._initialize()
+    _LISTED = True
 
 
 @contextmanager
@@ -123,7 +141,10 @@ def use_file_device(folder: Path, wav_path: Path | None = None, *, rate: int = 4
     the rate the device will be opened at; ``channels`` of it, see
     ``write_raw_input``) and write playback to
     ``folder/played.raw``, for the duration of the ``with`` block.
-    PortAudio is restarted on entry and exit, so no stream may be open then."""
+    Streams must be opened inside the block. The first call in a process
+    restarts PortAudio, so no stream may be open then; after the block,
+    PortAudio still lists the devices, and opening them fails (as an
+    unplugged sound card does) until the next block."""
     folder.mkdir(parents=True, exist_ok=True)
     infile = folder / "mic.raw"
     outfile = folder / "played.raw"
@@ -133,7 +154,7 @@ def use_file_device(folder: Path, wav_path: Path | None = None, *, rate: int = 4
     config.write_text(CONFIG.format(infile=infile, outfile=outfile), encoding="utf-8")
     before = os.environ.get("ALSA_CONFIG_PATH")
     os.environ["ALSA_CONFIG_PATH"] = str(config)
-    _restart_portaudio()
+    _list_file_devices()
     try:
         yield FileDevice(config=config, infile=infile, outfile=outfile, rate=rate,
                          frames=frames)
@@ -142,4 +163,3 @@ def use_file_device(folder: Path, wav_path: Path | None = None, *, rate: int = 4
             del os.environ["ALSA_CONFIG_PATH"]
         else:
             os.environ["ALSA_CONFIG_PATH"] = before
-        _restart_portaudio()
