@@ -28,17 +28,22 @@ def _take(mic: Microphone, frames: int) -> list[Block]:
     raise AssertionError(f"only {total} of {frames} frames arrived")
 
 
+def _recorded(frames: int, **options: object) -> tuple[Microphone, list[Block]]:
+    """A ``Microphone(**options)`` opened, read for ``frames`` and closed."""
+    mic = Microphone(**options)  # type: ignore[arg-type]
+    mic.open()
+    try:
+        return mic, _take(mic, frames)
+    finally:
+        mic.close()
+
+
 @pytest.mark.slow
 def test_blocks_carry_the_recording_and_times_from_sample_counts(tmp_path: Path) -> None:
     wav = render_wav("seven", tmp_path / "seven.wav", load_pack("en"))
     with use_file_device(tmp_path / "alsa", wav, rate=16000, lead_s=1.0, tail_s=1.0) as dev:
         assert find_input()[1] == 16000  # the device takes the recognizers' rate
-        mic = Microphone(origin=50.0, queue_blocks=10_000)
-        mic.open()
-        try:
-            blocks = _take(mic, dev.frames)
-        finally:
-            mic.close()
+        mic, blocks = _recorded(dev.frames, origin=50.0, queue_blocks=10_000)
     expected = np.fromfile(dev.infile, dtype="<i2")
     heard = np.concatenate([b.samples for b in blocks])[:dev.frames]
     assert np.array_equal(heard, expected)
@@ -96,23 +101,13 @@ def test_a_second_file_device_is_read_without_restarting_portaudio(
 
     silence = tmp_path / "first"
     with use_file_device(silence, None, rate=16000):
-        mic = Microphone(origin=0.0, queue_blocks=10_000)
-        mic.open()
-        try:
-            first = np.concatenate([b.samples for b in _take(mic, 1600)])
-        finally:
-            mic.close()
-    assert not first.any()
+        _, first_blocks = _recorded(1600, origin=0.0, queue_blocks=10_000)
+    assert not np.concatenate([b.samples for b in first_blocks]).any()
     restarts: list[str] = []
     monkeypatch.setattr(sd, "_terminate", lambda: restarts.append("terminate"))
     wav = render_wav("seven", tmp_path / "seven.wav", load_pack("en"))
     with use_file_device(tmp_path / "second", wav, rate=16000, lead_s=0.0) as dev:
-        mic = Microphone(origin=0.0, queue_blocks=10_000)
-        mic.open()
-        try:
-            blocks = _take(mic, dev.frames)
-        finally:
-            mic.close()
+        _, blocks = _recorded(dev.frames, origin=0.0, queue_blocks=10_000)
     heard = np.concatenate([b.samples for b in blocks])[:dev.frames]
     assert np.array_equal(heard, np.fromfile(dev.infile, dtype="<i2"))
     assert restarts == []
