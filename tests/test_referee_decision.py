@@ -804,3 +804,24 @@ def test_three_witnesses_against_the_call_are_a_mistake() -> None:
                   replace(ev, decoded=(*heard, w("six", 0.3, 0.8))),
                   replace(ev, expected=())):
         assert decide(doubt, th).outcome != "mistake", doubt
+
+
+def test_three_witnesses_need_the_takes_two_measures_to_agree() -> None:
+    """A correct "six" heard as "eight" (0.774) through talk at a simulated
+    table (bench/arrays.py, dev room 502, the 6-mic array, talk at 10 dB,
+    round 5; the evidence as the ear recorded it): the raw cepstral gap
+    (0.62) and the embedding gap (0.21) both put another word first, but
+    by their own spread the six's takes fit it better (1.34) than the
+    eight's (1.44), so the cepstral takes name no other word: unsure, not a
+    mistake. With the six's fit worse than the eight's, the same
+    utterance is three witnesses' mistake."""
+    heard = (Word("eight", 0.0, 0.92, 0.774),)
+    enrolled = frozenset({"one", "two", "three", "four", "five", "six", "seven",
+                          "eight", "nine", "zero"})
+    ev = Evidence(words=heard, decoded=heard, expected=("six",), loud_db=-26.71,
+                  reference_db=-28.31, floor_dbfs=-56.40, template_gap=0.624,
+                  template_word="six", template_fit=1.344, template_best_fit=1.436,
+                  template_best_word="eight", enrolled=enrolled,
+                  heard_only=frozenset({"eight", "nine", "zero"}), embedding_gap=0.212)
+    assert decide(ev).outcome == "unsure"
+    assert decide(replace(ev, template_fit=1.5)).outcome == "mistake"

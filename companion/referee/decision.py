@@ -421,9 +421,15 @@ def _three_witnesses(ev: Evidence, th: Thresholds) -> bool:
     worse than another word, and their speech-embedding takes
     ``embedding_mistake`` or more worse; the loudest word ``clear_snr_db``
     over the floor and at the callers' level (``caller_db``); not a voice
-    rising out of talk."""
+    rising out of talk. Not when the call owed's cepstral takes fit it
+    better by their own spread than the nearest word's (``owed_fits_better``):
+    the cepstral witness then names no other word (a correct "six" heard as
+    "eight" in talk on a simulated table, the six's takes fitting at 1.34
+    and the eight's at 1.44: bench/RESULTS.md, "Three witnesses only when
+    the takes' two measures agree")."""
     return (ev.embedding_gap is not None and ev.embedding_gap >= th.embedding_mistake
             and ev.template_gap is not None and ev.template_gap >= th.template_mistake
+            and not owed_fits_better(ev)
             and 1 <= len(ev.words) <= th.max_words and not ev.risen
             and not set(ev.expected or ()) & {w.text for w in ev.decoded}
             and _clear_snr(ev, th) and _as_loud_as_calls(ev, th.caller_db))
@@ -489,8 +495,7 @@ def _heard(ev: Evidence, th: Thresholds) -> Verdict:
         worse_by = None if ev.template_fit is None or best is None else ev.template_fit - best
         # About as well as the other word's ...
         owed_close = worse_by is not None and worse_by < th.template_margin
-        # ... or better (the raw gap said otherwise).
-        owed_better = worse_by is not None and worse_by < 0
+        owed_better = owed_fits_better(ev)  # ... or better (the raw gap said otherwise).
         never_enrolled = not any(w.text in ev.enrolled for w in wrong)
         named = ev.template_best_word in {w.text for w in wrong}  # the takes' word was heard
         if best is not None and best <= th.template_fit:
@@ -539,6 +544,17 @@ def _heard(ev: Evidence, th: Thresholds) -> Verdict:
             and min(w.confidence for w in wrong) >= bar):
         return Verdict("mistake", SURE)
     return Verdict("unsure", min(least, UNSURE))
+
+
+def owed_fits_better(ev: Evidence) -> bool:
+    """Whether the caller's takes of the call owed fit the utterance better,
+    each by its own takes' spread (``Evidence.template_fit``), than the
+    takes of the word nearest by raw distance (``template_best_fit``): where
+    the raw gap (``template_gap``) puts another word first, the two
+    measures then disagree on which word it was. False when either fit is
+    unknown (None)."""
+    return (ev.template_fit is not None and ev.template_best_fit is not None
+            and ev.template_fit < ev.template_best_fit)
 
 
 def takes_find(gap: float | None, fit: float | None, within: float,
