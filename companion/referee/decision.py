@@ -290,8 +290,9 @@ class Thresholds:
     - ``embedding_mistake`` [0.2]: an unsure utterance is a mistake when
       the embedding gap is at or above this and two more witnesses agree
       (``_three_witnesses``: the recognizer heard only other game words,
-      the cepstral takes' gap is ``template_mistake`` or more, the audio
-      clear and at the callers' level). On the development split no
+      the cepstral takes' gap is ``template_mistake`` or more and the call
+      owed's takes do not fit better by their own spread, the audio clear
+      and at the callers' level). On the development split no
       correct call's unsure utterance met the rule from 0.1 on; 0.2 keeps
       twice that margin (bench/RESULTS.md, "Three witnesses of a wrong
       number")."""
