@@ -84,6 +84,30 @@ def test_a_call_with_talk_around_it_is_found_inside_it(voice: str) -> None:
 
 @needs_model
 @needs_fsdd
+@pytest.mark.parametrize("voice", ["george", "jackson", "lucas"])
+def test_the_witness_of_a_stretch_hears_only_that_stretch(voice: str) -> None:
+    """A later take of "six", a second of real talk, then a take of "two",
+    all in one utterance, "six" owed: the stretch of the "two" alone puts
+    "two" first, by far more than the stretch of the "six" (whose
+    embeddings see 0.39 s of the talk after it); with no span given, the
+    witness of the whole."""
+    takes = enrolled(voice)
+    files = sorted((fsdd.FSDD.parent / "talk" / "commands").glob("*.wav"))
+    talk = read_wav(files[0])[0][:RATE] / 2.0
+    six, two = take(6, voice, 40), take(2, voice, 40)
+    call = np.concatenate([six, talk, two]).astype(np.int16)
+    at_two = ((len(six) + len(talk)) / RATE, len(call) / RATE)
+    whole, at_six, at_two_w = embedding.witnesses(takes, "Abby", ["six"], call,
+                                                  [None, (0.0, len(six) / RATE), at_two])
+    assert whole is not None and at_six is not None and at_two_w is not None
+    assert whole == embedding.witness(takes, "Abby", ["six"], call)
+    assert at_two_w.gap > 0.25 and at_two_w.rival == "two"
+    assert at_six.gap < at_two_w.gap - 0.25
+    assert embedding.witnesses(takes, None, ["six"], call, [None]) == []
+
+
+@needs_model
+@needs_fsdd
 def test_no_witness_without_the_caller_the_word_owed_or_a_rival() -> None:
     takes = enrolled("george", range(5, 6))  # "five" alone: no rival word
     call = take(5, "george", 40)

@@ -825,3 +825,26 @@ def test_three_witnesses_need_the_takes_two_measures_to_agree() -> None:
                   heard_only=frozenset({"eight", "nine", "zero"}), embedding_gap=0.212)
     assert decide(ev).outcome == "unsure"
     assert decide(replace(ev, template_fit=1.5)).outcome == "mistake"
+
+
+def test_the_call_in_talk_named_by_the_takes_and_the_embedding_of_one_stretch() -> None:
+    """A correct "five" in talk at 10 dB (the generated human set, dev
+    split, session s024; the evidence as the ear recorded it): the
+    recognizer heard "eight five nine", talk; the cepstral takes found the
+    five best in the stretch from 0.67 to 1.29 s (gap -1.01, fit 1.24:
+    too loose to take alone), and the whole utterance's embedding gap
+    (-0.059) is short of ``embedding_right``, but the embedding of that
+    stretch alone puts the five first (-0.099): right. Not when that
+    stretch's embedding puts another word first or the five first by
+    less than the bar, nor without the cepstral spot."""
+    decoded = (Word("eight", 0.44, 0.67, 0.915), Word("five", 0.67, 0.97, 0.726),
+               Word("nine", 0.97, 1.29, 0.907))
+    ev = Evidence(words=decoded, decoded=decoded, expected=("five",), loud_db=-25.73,
+                  reference_db=-30.07, floor_dbfs=-60.35, spot_gap=-1.007, spot_fit=1.237,
+                  spot_start=0.67, spot_end=1.29, embedding_gap=-0.059,
+                  embedding_spot_gap=-0.099)
+    assert decide(replace(ev, embedding_spot_gap=None)).outcome == "talk"
+    assert decide(ev).outcome == "right"
+    assert decide(replace(ev, embedding_spot_gap=0.02)).outcome == "talk"
+    assert decide(replace(ev, embedding_spot_gap=-0.03)).outcome == "talk"
+    assert decide(replace(ev, spot_gap=None, spot_fit=None)).outcome == "talk"

@@ -155,22 +155,51 @@ def witness(enrollment: Enrollment, player: str | None, heads: Sequence[str] | N
     ``enrollment``. None when it cannot be told: the model not installed,
     no player or word owed, an owed word or every other word not enrolled,
     or an utterance no take can be warped to."""
+    got = witnesses(enrollment, player, heads, pcm, [None])
+    return got[0] if got else None
+
+
+def witnesses(enrollment: Enrollment, player: str | None, heads: Sequence[str] | None,
+              pcm: npt.ArrayLike, spans: Sequence[tuple[float, float] | None],
+              ) -> list[Witness | None]:
+    """``witness`` for stretches of one utterance, from one run of the
+    model: for each of ``spans`` (seconds from ``pcm``'s first sample; None:
+    the whole utterance) the embeddings centred within it, at least
+    ``MIN_FRAMES``. An empty list when nothing can be told at all."""
     if player is None or not heads or not available():
-        return None
+        return []
     mine = enrollment.audio.get(player, {})
     owed = {w.strip().lower() for w in heads}
     if not owed & set(mine) or not set(mine) - owed:
-        return None
+        return []
     words = [w for w, takes in mine.items() for _ in takes]
     flat = [_take(enrollment, player, w, i) for w, takes in mine.items()
             for i in range(len(takes))]
-    near = nearest(words, subsequence_distances(embed(pcm), flat))
-    word = min((w for w in near if w in owed), key=lambda w: near[w])
-    rival = min((w for w in near if w not in owed), key=lambda w: near[w])
-    if not (np.isfinite(near[word]) and np.isfinite(near[rival])):
-        return None
-    return Witness(gap=near[word] - near[rival], word=word, rival=rival)
+    x = np.asarray(pcm).reshape(-1)
+    frames = embed(x)
+    need = WINDOW + (MIN_FRAMES - 1) * HOP
+    left = (need - len(x)) // 2 if len(x) < need else 0
+    centres = (np.arange(len(frames)) * HOP + WINDOW / 2 - left) / RATE
+    out: list[Witness | None] = []
+    for span in spans:
+        part = frames
+        if span is not None:
+            mid = (span[0] + span[1]) / 2
+            inside = np.flatnonzero((centres >= span[0]) & (centres <= span[1]))
+            if len(inside) < MIN_FRAMES:
+                k = int(np.argmin(np.abs(centres - mid)))
+                lo = max(0, min(k - MIN_FRAMES // 2, len(frames) - MIN_FRAMES))
+                inside = np.arange(lo, min(len(frames), lo + MIN_FRAMES))
+            part = frames[inside[0]:inside[-1] + 1]
+        near = nearest(words, subsequence_distances(part, flat))
+        word = min((w for w in near if w in owed), key=lambda w: near[w])
+        rival = min((w for w in near if w not in owed), key=lambda w: near[w])
+        if not (np.isfinite(near[word]) and np.isfinite(near[rival])):
+            out.append(None)
+        else:
+            out.append(Witness(gap=near[word] - near[rival], word=word, rival=rival))
+    return out
 
 
 __all__ = ["DIMENSIONS", "HOP", "RATE", "WINDOW", "Witness", "available", "embed",
-           "model_path", "witness"]
+           "model_path", "witness", "witnesses"]

@@ -686,11 +686,18 @@ class Listener:
                     other_level = True
                     break
         if not early and expected and verdict.outcome in ("unsure", "talk"):
+            was_talk = verdict.outcome == "talk"
             embedded = self._embedded(evidence, verdict, heard, pcm[:real], owed, (lo, hi))
             if embedded is not None:
                 evidence, verdict, found = embedded
                 if found is not None:  # the call owed, or a mistake named
                     heard, other_level = found, verdict.outcome == "right"
+                    if (was_talk and verdict.outcome == "right"
+                            and found[0].start == evidence.spot_start):
+                        # Found in the spot's stretch of talk: the onset is
+                        # there, as when the cepstral takes alone find it.
+                        sounded = max(sounded, base + found[0].start)
+                        onset = max(sounded, word_at)
         if self.trace is not None and not early:
             self.trace.append((evidence, verdict))
         if not early and onset > voice_at and owed != self._owed_at(voice_at):
@@ -1023,7 +1030,7 @@ class Listener:
         the call)."""
         found, span = spot
         evidence = replace(evidence, spot_gap=found.gap, spot_fit=found.fit,
-                           spot_start=span.start)
+                           spot_start=span.start, spot_end=span.end)
         return evidence, decide(evidence, self.thresholds)
 
     def _run_on(self, pcm: npt.NDArray[np.int16], words: Sequence[Word], base: float,
@@ -1112,15 +1119,27 @@ class Listener:
         not enrolled)."""
         if self.enrollment is None:
             return None
-        found = embedding.witness(self.enrollment, owed.caller, owed.heads, pcm)
+        spot = (None if evidence.spot_start is None or evidence.spot_end is None
+                else (evidence.spot_start, evidence.spot_end))
+        told = embedding.witnesses(self.enrollment, owed.caller, owed.heads, pcm,
+                                   [None] if spot is None else [None, spot])
+        found = told[0] if told else None
         if found is None:
             return None
-        evidence = replace(evidence, embedding_gap=found.gap)
+        at_spot = told[1] if spot is not None else None
+        evidence = replace(evidence, embedding_gap=found.gap,
+                           embedding_spot_gap=None if at_spot is None else at_spot.gap)
         judged = decide(evidence, self.thresholds)
         if judged.outcome == "mistake":  # the witnesses agree against the call
             return evidence, judged, _named(evidence, heard, self.thresholds)
         if judged.outcome != "right":
             return evidence, verdict, None
+        if spot is not None and at_spot is not None and found.gap > self.thresholds.embedding_right:
+            # Found in the spot's stretch (``decision.embedding_spots``): the
+            # call is that stretch, and a twin's second number after it.
+            call = Word(at_spot.word, *spot, SURE)
+            after = self._spot_rest(pcm, evidence.decoded, owed, call)
+            return evidence, judged, [call] if after is None else [call, after]
         span = (heard[0].start, heard[-1].end) if heard else loud
         rest = (self._twin_rest(pcm, heard, owed, found.word, self._snr(pcm, heard[-1]))
                 if heard and owed.after(found.word) else None)
