@@ -579,8 +579,10 @@ def test_a_call_in_talk_only_the_speech_embedding_finds_is_the_call(tmp_path: Pa
     unsure. Her takes in the speech-embedding space fit the word owed
     clearly better than any other word she enrolled: ``companion replay``
     rules her call right, and no call of the round a mistake. Heard again
-    in the same process with the witness turned off (``embedding_right``
-    -inf), her call gets no ruling."""
+    in the same process with both speech-embedding witnesses turned off
+    (``embedding_right`` and ``embedding_spot`` -inf: the second names the
+    call in the stretch her cepstral takes found, and names hers too), her
+    call gets no ruling."""
     from companion.referee.decision import DEFAULT
 
     path, t = generated_round(tmp_path, "dev", 2, "babble10")
@@ -589,7 +591,8 @@ def test_a_call_in_talk_only_the_speech_embedding_finds_is_the_call(tmp_path: Pa
     rulings = replay_file(path)
     assert not [m for m in rulings if m["type"] == "mistake"]
     assert ("Debbie", 4) in {(r["player"], r["count"]) for r in rulings if r["type"] == "call_ok"}
-    without = replay_at(path, replace(DEFAULT, embedding_right=-math.inf))
+    without = replay_at(path, replace(DEFAULT, embedding_right=-math.inf,
+                                         embedding_spot=-math.inf))
     assert ("Debbie", 4) not in {(r["player"], r["count"]) for r in without
                                  if r["type"] == "call_ok"}
 
