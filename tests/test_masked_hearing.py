@@ -86,7 +86,16 @@ def test_a_copy_at_the_devices_rate_is_resampled_with_the_stream() -> None:
     assert fed(recognizer, "four", copy_gain=0.5, device_rate=48000) == ["right four"]
     raw, again = recognizer.decoded[0], twin.decoded[0]
     assert len(again) == len(raw)
-    assert np.max(np.abs(again.astype(np.int32) - np.round(raw * 0.5).astype(np.int32))) <= 2
+    # Each stream is resampled and rounded to int16 on its own, so the copy
+    # is the stream halved only to within a few LSB (how many depends on the
+    # SIMD path soxr takes on the CPU); one sample out of line at 16 kHz
+    # would leave an error of hundreds of LSB (RMS) on this word.
+    half = np.round(raw * 0.5).astype(np.int32)
+    error = again.astype(np.int32) - half
+    assert np.sqrt(np.mean(error.astype(np.float64) ** 2)) <= 2.0
+    assert np.max(np.abs(error)) <= 8
+    shifted = again[1:].astype(np.float64) - half[:-1]
+    assert np.sqrt(np.mean(shifted ** 2)) > 50.0
 
 
 @needs_fsdd
