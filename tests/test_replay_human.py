@@ -597,6 +597,29 @@ def test_a_call_in_talk_only_the_speech_embedding_finds_is_the_call(tmp_path: Pa
                                  if r["type"] == "call_ok"}
 
 
+def test_a_wrong_number_in_white_noise_three_witnesses_hear_is_caught(tmp_path: Path) -> None:
+    """The generated development set's round 8 in white noise at 10 dB:
+    Abby (jackson) says "eight" where "five" is owed. The recognizer heard
+    "eight", but too little over the hiss for any rule that asks for clear
+    audio; over that steady floor her cepstral takes fit the eight best and
+    her speech-embedding takes put the five well behind. ``companion
+    replay`` rules her wrong number, named as heard, and nothing before it
+    a mistake; with the three-witness rule off (``embedding_mistake`` inf)
+    the call gets no ruling."""
+    from companion.referee.decision import DEFAULT
+
+    path, t = generated_round(tmp_path, "dev", 8, "white10")
+    wrong = t["calls"][-1]
+    assert (wrong["player"], wrong["kind"], wrong["said"], wrong["expected"]) == (
+        "Abby", "oov", "eight", "five")
+    rulings = replay_file(path)
+    mistakes = [r for r in rulings if r["type"] == "mistake"]
+    assert [(m["player"], m["heard"]) for m in mistakes] == [("Abby", ["eight"])]
+    assert mistakes[0]["t"] >= wrong["flip_t"]
+    without = replay_at(path, replace(DEFAULT, embedding_mistake=math.inf))
+    assert not [r for r in without if r["type"] == "mistake"]
+
+
 def test_a_wrong_number_three_witnesses_hear_is_caught(tmp_path: Path) -> None:
     """The generated development set's round 1 (clean): Abby (george) says
     "seven" where "five" is owed. The recognizer heard "seven" but not
