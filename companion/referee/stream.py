@@ -196,7 +196,11 @@ PHANTOM = 0.2
 grammar lets a decoder pad a call with a short game word matched to breath or
 the noise floor ("one five" for "one"; "five" fits hiss). Dropping a real
 second word is safe: a twin call heard by half is left unsure by the engine,
-never ruled a mistake."""
+never ruled a mistake. Not the second word when it carries on the first
+(``carries_on``)."""
+CARRIES_ON_S = 0.02
+"""A second word starting at most this many seconds (two decoder frames)
+after the first word ends abuts it (``carries_on``)."""
 
 PAST_OWED = 8
 """How many calls owed taken over are kept besides the one in force: an
@@ -757,7 +761,9 @@ class Listener:
         decoded = (recognizer or self.recognizer).decode(pcm)
         words = [w for w in decoded if w.end > lo and w.start < hi]
         kept = [w for i, w in enumerate(words)
-                if i == 0 or (w.start < last_voiced - TRAILING_S and w.confidence >= PHANTOM)]
+                if i == 0 or (w.start < last_voiced - TRAILING_S
+                              and (w.confidence >= PHANTOM
+                                   or (i == 1 and carries_on(pcm, words[0], w, self.rate))))]
         word_db = [_level_db(pcm, w, self.rate) for w in kept]
         level = max(word_db, default=-120.0)
         # The caller is the loud voice: words of quieter talk around the call go.
@@ -1326,6 +1332,18 @@ def _peak_dbfs(seg: Segment, rate: int) -> float:
     if not len(power):
         return -120.0
     return 10 * math.log10(float(power.max()) / 32768.0 ** 2 + 1e-12)
+
+
+def carries_on(pcm: npt.NDArray[np.int16], first: Word, second: Word, rate: int) -> bool:
+    """Whether ``second`` (a word the decoder barely heard, below
+    ``PHANTOM``) carries on ``first``: it abuts it (``CARRIES_ON_S``) and is
+    at least as loud (``_level_db`` of ``pcm``, samples at ``rate`` Hz, word
+    times in seconds from its first sample). The voice goes on, not a pad
+    on breath or hiss after the word: a "zero" whose z the decoder took for
+    the sound "hmmrrr", the vowel after it heard as "zero" at 0.1
+    (bench/RESULTS.md, "A barely heard word carrying on the first")."""
+    return (second.start - first.end <= CARRIES_ON_S
+            and _level_db(pcm, second, rate) >= _level_db(pcm, first, rate))
 
 
 def _level_db(pcm: npt.NDArray[np.int16], word: Word, rate: int) -> float:
