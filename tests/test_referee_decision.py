@@ -824,13 +824,11 @@ def test_three_witnesses_need_the_takes_two_measures_to_agree() -> None:
     mistake. With the six's fit worse than the eight's, the same
     utterance is three witnesses' mistake."""
     heard = (Word("eight", 0.0, 0.92, 0.774),)
-    enrolled = frozenset({"one", "two", "three", "four", "five", "six", "seven",
-                          "eight", "nine", "zero"})
     ev = Evidence(words=heard, decoded=heard, expected=("six",), loud_db=-26.71,
                   reference_db=-28.31, floor_dbfs=-56.40, template_gap=0.624,
                   template_word="six", template_fit=1.344, template_best_fit=1.436,
-                  template_best_word="eight", enrolled=enrolled,
-                  heard_only=frozenset({"eight", "nine", "zero"}), embedding_gap=0.212)
+                  template_best_word="eight", enrolled=ENROLLED | WRONG_NUMBERS,
+                  heard_only=WRONG_NUMBERS, embedding_gap=0.212)
     assert decide(ev).outcome == "unsure"
     assert decide(replace(ev, template_fit=1.5)).outcome == "mistake"
 
@@ -846,13 +844,11 @@ def test_three_witnesses_in_steady_noise_when_the_takes_name_the_word_heard() ->
     heard, nor over a floor that is not steady (talk, clatter), nor without
     the embedding witness."""
     heard = (Word("eight", 0.34, 0.75, 0.965),)
-    enrolled = frozenset({"one", "two", "three", "four", "five", "six", "seven",
-                          "eight", "nine", "zero"})
     ev = Evidence(words=heard, decoded=heard, expected=("five",), loud_db=-25.49,
                   reference_db=-25.33, floor_dbfs=-34.94, template_gap=0.793,
                   template_word="five", template_fit=1.126, template_best_fit=0.821,
-                  template_best_word="eight", enrolled=enrolled,
-                  heard_only=frozenset({"eight", "nine", "zero"}), steady=True,
+                  template_best_word="eight", enrolled=ENROLLED | WRONG_NUMBERS,
+                  heard_only=WRONG_NUMBERS, steady=True,
                   embedding_gap=0.378)
     assert (decide(ev).outcome, decide(ev).confidence) == ("mistake", SURE)
     for doubt in (replace(ev, template_best_word="nine"),

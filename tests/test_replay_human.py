@@ -597,6 +597,27 @@ def test_a_call_in_talk_only_the_speech_embedding_finds_is_the_call(tmp_path: Pa
                                  if r["type"] == "call_ok"}
 
 
+def assert_caught_by_three_witnesses(tmp_path: Path, index: int, condition: str,
+                                     call: tuple[str, str, str, str], heard: list[str]) -> None:
+    """Round ``index`` of the generated development set, heard in
+    ``condition``: its last call is ``call`` (player, kind, said, call
+    owed). ``companion replay`` rules that player's wrong number, named as
+    ``heard``, and nothing before it a mistake; heard again with the
+    three-witness rule off (``embedding_mistake`` inf), no mistake at all."""
+    from companion.referee.decision import DEFAULT
+
+    path, t = generated_round(tmp_path, "dev", index, condition)
+    wrong = t["calls"][-1]
+    assert (wrong["player"], wrong["kind"], wrong["said"], wrong["expected"]) == call
+    rulings = replay_file(path)
+    mistakes = [r for r in rulings if r["type"] == "mistake"]
+    assert [(m["player"], m["kind"], m["heard"]) for m in mistakes] == [
+        (call[0], "wrong_number", heard)]
+    assert mistakes[0]["t"] >= wrong["flip_t"]
+    without = replay_at(path, replace(DEFAULT, embedding_mistake=math.inf))
+    assert not [r for r in without if r["type"] == "mistake"]
+
+
 def test_a_wrong_number_in_white_noise_three_witnesses_hear_is_caught(tmp_path: Path) -> None:
     """The generated development set's round 8 in white noise at 10 dB:
     Abby (jackson) says "eight" where "five" is owed. The recognizer heard
@@ -606,18 +627,8 @@ def test_a_wrong_number_in_white_noise_three_witnesses_hear_is_caught(tmp_path: 
     replay`` rules her wrong number, named as heard, and nothing before it
     a mistake; with the three-witness rule off (``embedding_mistake`` inf)
     the call gets no ruling."""
-    from companion.referee.decision import DEFAULT
-
-    path, t = generated_round(tmp_path, "dev", 8, "white10")
-    wrong = t["calls"][-1]
-    assert (wrong["player"], wrong["kind"], wrong["said"], wrong["expected"]) == (
-        "Abby", "oov", "eight", "five")
-    rulings = replay_file(path)
-    mistakes = [r for r in rulings if r["type"] == "mistake"]
-    assert [(m["player"], m["heard"]) for m in mistakes] == [("Abby", ["eight"])]
-    assert mistakes[0]["t"] >= wrong["flip_t"]
-    without = replay_at(path, replace(DEFAULT, embedding_mistake=math.inf))
-    assert not [r for r in without if r["type"] == "mistake"]
+    assert_caught_by_three_witnesses(tmp_path, 8, "white10", ("Abby", "oov", "eight", "five"),
+                                     ["eight"])
 
 
 def test_a_wrong_number_three_witnesses_hear_is_caught(tmp_path: Path) -> None:
@@ -628,16 +639,5 @@ def test_a_wrong_number_three_witnesses_hear_is_caught(tmp_path: Path) -> None:
     her wrong number, named as heard, and nothing before it a mistake;
     heard again with the three-witness rule off (``embedding_mistake``
     inf), the call gets no ruling."""
-    from companion.referee.decision import DEFAULT
-
-    path, t = generated_round(tmp_path, "dev", 1, "clean")
-    wrong = t["calls"][-1]
-    assert (wrong["player"], wrong["kind"], wrong["said"], wrong["expected"]) == (
-        "Abby", "wrong", "seven", "five")
-    rulings = replay_file(path)
-    mistakes = [r for r in rulings if r["type"] == "mistake"]
-    assert [(m["player"], m["kind"], m["heard"]) for m in mistakes] == [
-        ("Abby", "wrong_number", ["seven"])]
-    assert mistakes[0]["t"] >= wrong["flip_t"]
-    without = replay_at(path, replace(DEFAULT, embedding_mistake=math.inf))
-    assert not [r for r in without if r["type"] == "mistake"]
+    assert_caught_by_three_witnesses(tmp_path, 1, "clean", ("Abby", "wrong", "seven", "five"),
+                                     ["seven"])
