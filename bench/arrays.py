@@ -3,9 +3,10 @@
 Renders seeded Nasty 7 rounds in the room simulation (bench/roomsim.py:
 human FSDD calls of george, jackson and lucas, talk at other seats, kitchen
 noise, RT60 0.45 s), replays each through the same ear as ``companion
-replay`` (pocketsphinx) heard by one microphone (the 4-mic array's first
-channel), by the 4-mic USB array and by the 6-mic HAT, and prints per array
-and condition:
+replay`` (pocketsphinx; the callers' loudness kept from round to round of
+an array and condition, as ``companion start`` keeps it all evening) heard
+by one microphone (the 4-mic array's first channel), by the 4-mic USB array
+and by the 6-mic HAT, and prints per array and condition:
 
 - verdicts right: calls reached whose ruling is the truth's (``call_ok`` for
   a right call, a mistake for a wrong number);
@@ -66,6 +67,7 @@ from companion.referee.beam import FRAME, HOP
 from companion.referee.judge import EarSettings, audio_handler
 from companion.referee.recognizer import Recognizer, open_recognizer
 from companion.referee.steered import SteeredEar
+from companion.referee.stream import CallLevels, Listener
 from companion.replay import replay
 from companion.session import load_session
 from companion.voice.pack import load_pack
@@ -159,11 +161,26 @@ def _judge(rendered: roomsim.Rendered, rulings: list[Any], says: list[Say],
             break  # the round ends: later calls are not reached
 
 
+def evening(levels: CallLevels) -> type[Listener]:
+    """A ``Listener`` that starts with the callers' loudness ``levels`` and
+    adds to it: kept from round to round, as ``companion start`` keeps it
+    all evening (a round's first call is judged against the calls of the
+    rounds before it)."""
+
+    class Evening(Listener):
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            super().__init__(*args, levels=levels, **kwargs)
+
+    return Evening
+
+
 def _replay(path: Path, recognizer: Recognizer, pack: Any,
-            trace: list[Any] | None = None) -> tuple[list[Any], list[Say]]:
+            trace: list[Any] | None = None,
+            levels: CallLevels | None = None) -> tuple[list[Any], list[Say]]:
     session = load_session(path)
+    listener = Listener if levels is None else evening(levels)
     handler = audio_handler(None, pack, recognizer=recognizer,
-                            settings=EarSettings(trace=trace))
+                            settings=EarSettings(trace=trace, listener=listener))
     heard: list[Say] = []
 
     def on_audio(event: Any, s: Any, match: Match[Any]) -> Any:
@@ -191,6 +208,8 @@ def run(sessions: int, seed: int, conditions: Iterable[str] = roomsim.CONDITIONS
     recognizer = open_recognizer("pocketsphinx", pack)
     arrays = list(arrays)
     cells: dict[tuple[str, str], Cell] = {}
+    # one evening per array and condition: the callers' loudness carries over
+    levels: dict[tuple[str, str], CallLevels] = {}
     with tempfile.TemporaryDirectory() as tmp:
         base = folder or Path(tmp)
         for condition in conditions:
@@ -209,7 +228,8 @@ def run(sessions: int, seed: int, conditions: Iterable[str] = roomsim.CONDITIONS
                             if array == "one" else rendered.path)
                     _Timed.spent[0], _Timed.utterances[0] = 0.0, 0
                     trace: list[Any] | None = [] if evidence is not None else None
-                    rulings, says = _replay(path, recognizer, pack, trace)
+                    rulings, says = _replay(path, recognizer, pack, trace,
+                                            levels.setdefault((array, condition), CallLevels()))
                     if evidence is not None and trace is not None:
                         evidence.write(json.dumps(_record(
                             seed, condition, i, array, rendered, rulings, trace, says)) + "\n")

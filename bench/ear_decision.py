@@ -111,7 +111,8 @@ def kept_evidence(data: Path, runs: Path, conditions: list[str],
     every session of ``data``'s dev split, condition after condition in the
     order given, each condition's sessions in order (the first ``limit``;
     None: all), as ``bench/human.py`` hears them. Each session's rulings and
-    evidence go to ``runs`` as ``evidence_of`` writes them; a condition
+    evidence go to ``runs`` as ``evidence_of`` writes them; the callers'
+    loudness is kept from session to session of a condition, as there; a condition
     whose files are all there is read back instead, and every condition
     after one heard anew is heard anew too (the recognizer's state is the
     evening's so far)."""
@@ -133,10 +134,11 @@ def kept_evidence(data: Path, runs: Path, conditions: list[str],
         fresh = True
         if backend is None:
             backend = backends.make("companion-pocketsphinx")
+        levels = human.evening_levels()  # the callers' loudness, kept all evening
         for p, out_file in zip(paths, outs, strict=True):
             trace: list[Any] = []
             t0 = time.perf_counter()
-            rulings, *_ = human.replay_session(backend, p, trace)
+            rulings, *_ = human.replay_session(backend, p, trace, levels=levels)
             recs = _write_run(out_file, time.perf_counter() - t0, rulings, trace)
             rows += [{"condition": cond, "session": p.stem, **rec} for rec in recs]
         print(f"{cond}: {len(paths)} sessions heard", file=sys.stderr, flush=True)

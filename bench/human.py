@@ -10,7 +10,11 @@ grammar is the game's ``listen_words``, which stay the same through a round
 without phone cards), what it hears becomes ``say`` events on the table
 clock, merged by time with the session's flips and tick (session events
 first at the same time, as ``companion.replay``), and the real engine
-(``Match``) rules on them.
+(``Match``) rules on them. The project's ear keeps the callers' loudness
+(``stream.CallLevels``: a mistake needs a word as loud as the recent sure
+calls) from round to round of a condition, one evening per condition, as
+``companion start`` keeps it all evening: a round's first call is judged
+against the calls of the rounds before it, never against none.
 
 Each call is judged against the truth as ``../shared/human-calls/tools/score.py``
 judges it (``judge_session``; the one place this benchmark does so):
@@ -146,6 +150,7 @@ def judge_session(truth: dict[str, Any], rulings: list[dict[str, Any]]) -> list[
 
 
 def replay_session(backend: backends.Backend, path: Path, trace: list[Any] | None = None,
+                   levels: Any = None,
                    ) -> tuple[list[dict[str, Any]], float, float, float | None]:
     """Rulings of one session heard through ``backend`` (``rule``); the CPU
     seconds; the audio seconds; the seconds of audio the project's ear
@@ -155,7 +160,10 @@ def replay_session(backend: backends.Backend, path: Path, trace: list[Any] | Non
     enrollment if it has one), metered per block (``metered``); peers
     stream it with the round's whole vocabulary (``referee.hear``).
     ``trace``: gets the project's ear's evidence and verdict of every
-    utterance (``judge.EarSettings.trace``)."""
+    utterance (``judge.EarSettings.trace``). ``levels``: the callers'
+    loudness (``stream.CallLevels``) the project's ear starts the session
+    with and adds to, as ``companion start`` keeps one all evening; None: a
+    new one, as each ``companion replay`` has."""
     import referee
 
     from companion.events import Audio
@@ -174,7 +182,7 @@ def replay_session(backend: backends.Backend, path: Path, trace: list[Any] | Non
                 raise ValueError(f"{path}: audio at {rate} Hz, not {backends.RATE}")
             pcm = np.clip(np.round(x * 32768), -32768, 32767).astype("<i2")
             if isinstance(backend, backends.Project):
-                items, spent, fed = metered(backend, session, ev, pcm, trace)
+                items, spent, fed = metered(backend, session, ev, pcm, trace, levels)
                 decoded = (decoded or 0.0) + fed
             else:
                 items, _, spent = referee.hear(backend, pcm, words, ev.t, clock="cpu")
@@ -185,14 +193,15 @@ def replay_session(backend: backends.Backend, path: Path, trace: list[Any] | Non
 
 
 def metered(backend: Any, session: Any, audio: Any, pcm: np.ndarray,
-            trace: list[Any] | None = None) -> tuple[list[Any], float, float]:
+            trace: list[Any] | None = None, levels: Any = None,
+            ) -> tuple[list[Any], float, float]:
     """The project's ear on one recording, as ``companion replay`` hears it
     (``judge.hear_recording``), each block charged the CPU seconds it took
     as if one otherwise idle core did it all in turn, blocks arriving in
     real time: each say is ready when the block that produced it is done.
     The says with their ready times (clip seconds), the CPU seconds, and the
     seconds of audio handed to a recognizer (``Listener._words``, through
-    which every hearing of the ear is decoded). ``trace``: as
+    which every hearing of the ear is decoded). ``trace``, ``levels``: as
     ``replay_session``'s."""
     import referee
 
@@ -208,6 +217,9 @@ def metered(backend: Any, session: Any, audio: Any, pcm: np.ndarray,
     ready: list[float] = []
 
     class Metered(Listener):
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            super().__init__(*args, levels=levels, **kwargs)
+
         def feed(self, block: Any, first_sample_time: float | None = None) -> Any:
             meter["fed"] += len(block)
             return self._charged(super().feed, block, first_sample_time)
@@ -279,6 +291,16 @@ def rule(session: Any, heard: list[tuple[Any, float]]) -> list[dict[str, Any]]:
     return rulings
 
 
+def evening_levels() -> Any:
+    """The callers' loudness kept over one evening (``stream.CallLevels``),
+    or None where the project's ear is not importable."""
+    try:
+        from companion.referee.stream import CallLevels
+    except ImportError:
+        return None
+    return CallLevels()
+
+
 def run_worker(name: str, data: Path, splits: list[str], conditions: list[str], limit: int | None,
                result: Path) -> None:
     """Run backend ``name`` over the set; write its per-call records to ``result``."""
@@ -297,8 +319,11 @@ def run_worker(name: str, data: Path, splits: list[str], conditions: list[str], 
                                                 .read_text().splitlines())}
         for condition in conditions:
             paths = sorted((data / split / condition).glob("s*.jsonl"))[:limit]
+            # One evening per condition: the callers' loudness carries from
+            # round to round, as the live table keeps it (``companion.run``).
+            levels = evening_levels()
             for path in paths:
-                rulings, cpu, seconds, decoded = replay_session(backend, path)
+                rulings, cpu, seconds, decoded = replay_session(backend, path, levels=levels)
                 for v in judge_session(truths[path.stem], rulings):
                     records.append({"split": split, "condition": condition, **v})
                 timing.append({"split": split, "condition": condition, "session": path.stem,

@@ -194,3 +194,30 @@ def test_the_ear_is_told_the_call_each_trial_owes() -> None:
             assert expected == [], trial
         elif trial.kind == "wrong_number":
             assert expected and expected != said, trial
+
+
+@pytest.mark.slow
+def test_the_human_table_keeps_the_callers_loudness_from_round_to_round() -> None:
+    # The live table keeps one CallLevels all evening (companion.run), so a
+    # round's first call is judged against the loudness of the calls before
+    # it; the benchmark's worker keeps one per condition for the same reason.
+    # Two shared clean rounds (real voices), one recognizer: heard with the
+    # first round's levels, the second round's first utterance has a
+    # reference; heard afresh, as `companion replay` hears it, it has none.
+    import human
+
+    data = human.default_data()
+    rounds = sorted((data / "dev" / "clean").glob("s*.jsonl"))[:2]
+    if len(rounds) < 2:
+        pytest.skip(f"no shared human-voice sessions in {data}")
+    backend = backends.make("companion-pocketsphinx")
+    levels = human.evening_levels()
+    assert levels is not None and len(levels) == 0
+    human.replay_session(backend, rounds[0], levels=levels)
+    assert len(levels) > 0  # the first round's sure calls
+    kept: list = []
+    human.replay_session(backend, rounds[1], kept, levels=levels)
+    fresh: list = []
+    human.replay_session(backend, rounds[1], fresh)
+    assert kept[0][0].reference_db is not None
+    assert fresh[0][0].reference_db is None
