@@ -880,3 +880,23 @@ def test_the_call_in_talk_named_by_the_takes_and_the_embedding_of_one_stretch() 
     assert decide(replace(ev, embedding_spot_gap=0.02)).outcome == "talk"
     assert decide(replace(ev, embedding_spot_gap=-0.03)).outcome == "talk"
     assert decide(replace(ev, spot_gap=None, spot_fit=None)).outcome == "talk"
+
+
+def test_three_witnesses_never_name_a_word_of_the_call_owed() -> None:
+    """A correct twin "one two" (george's held-out takes, the generated human
+    set's test split, clean, round s033, the callers' loudness kept from the
+    rounds before; the evidence as the ear recorded it): heard as "five
+    four", the embedding takes 0.26 against the one, and the cepstral takes
+    fitting the one 3.53 worse than their best word, which is the two: a
+    word of the call owed, no witness against it. Unsure, not a mistake;
+    with the takes naming a word outside the call, the same utterance is
+    three witnesses' mistake."""
+    heard = (Word("five", 0.23, 0.68, 0.621), Word("four", 0.68, 0.95, 0.319))
+    ev = Evidence(words=heard, decoded=heard, expected=("one", "two"), loud_db=-24.90,
+                  reference_db=-25.24, floor_dbfs=-60.47, template_gap=3.533,
+                  template_word="one", template_fit=2.362, template_best_fit=1.278,
+                  template_best_word="two", enrolled=ENROLLED | WRONG_NUMBERS,
+                  calls=(("one", "two"),), heard_only=WRONG_NUMBERS, steady=True,
+                  embedding_gap=0.260)
+    assert decide(ev).outcome == "unsure"
+    assert decide(replace(ev, template_best_word="five")).outcome == "mistake"
