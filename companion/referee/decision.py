@@ -503,7 +503,7 @@ def _heard(ev: Evidence, th: Thresholds) -> Verdict:
         if ev.expected and takes_find(ev.template_gap, ev.template_fit, th.unheard_fit, th):
             return Verdict("right", SURE)  # no game word heard, but the caller's own word
         return Verdict("unsure", 0.0)
-    if ev.expected == () and (ev.risen or ev.cut):
+    if ev.expected == () and talk_edged(ev):
         # Silence is owed (a gun card) and this is a piece of talk a voice
         # rose out of, or that voice: before the cut it was one utterance of
         # talk, several game words long. Any voice would be doubt, which
