@@ -67,7 +67,7 @@ from companion.referee.beam import FRAME, HOP
 from companion.referee.judge import EarSettings, audio_handler
 from companion.referee.recognizer import Recognizer, open_recognizer
 from companion.referee.steered import SteeredEar
-from companion.referee.stream import CallLevels, Listener
+from companion.referee.stream import CallLevels
 from companion.replay import replay
 from companion.session import load_session
 from companion.voice.pack import load_pack
@@ -161,26 +161,12 @@ def _judge(rendered: roomsim.Rendered, rulings: list[Any], says: list[Say],
             break  # the round ends: later calls are not reached
 
 
-def evening(levels: CallLevels) -> type[Listener]:
-    """A ``Listener`` that starts with the callers' loudness ``levels`` and
-    adds to it: kept from round to round, as ``companion start`` keeps it
-    all evening (a round's first call is judged against the calls of the
-    rounds before it)."""
-
-    class Evening(Listener):
-        def __init__(self, *args: Any, **kwargs: Any) -> None:
-            super().__init__(*args, levels=levels, **kwargs)
-
-    return Evening
-
-
 def _replay(path: Path, recognizer: Recognizer, pack: Any,
             trace: list[Any] | None = None,
             levels: CallLevels | None = None) -> tuple[list[Any], list[Say]]:
     session = load_session(path)
-    listener = Listener if levels is None else evening(levels)
     handler = audio_handler(None, pack, recognizer=recognizer,
-                            settings=EarSettings(trace=trace, listener=listener))
+                            settings=EarSettings(trace=trace, levels=levels))
     heard: list[Say] = []
 
     def on_audio(event: Any, s: Any, match: Match[Any]) -> Any:

@@ -217,9 +217,6 @@ def metered(backend: Any, session: Any, audio: Any, pcm: np.ndarray,
     ready: list[float] = []
 
     class Metered(Listener):
-        def __init__(self, *args: Any, **kwargs: Any) -> None:
-            super().__init__(*args, levels=levels, **kwargs)
-
         def feed(self, block: Any, first_sample_time: float | None = None) -> Any:
             meter["fed"] += len(block)
             return self._charged(super().feed, block, first_sample_time)
@@ -251,7 +248,7 @@ def metered(backend: Any, session: Any, audio: Any, pcm: np.ndarray,
                 match.apply(ev)
     says = hear_recording(backend.recognizer, pcm, backends.RATE, start=audio.t,
                           later=session.events[index + 1:], match=match,
-                          settings=EarSettings(listener=Metered, trace=trace),
+                          settings=EarSettings(listener=Metered, trace=trace, levels=levels),
                           enrollment=enrollment)
     return ([referee.Heard(say, at) for say, at in zip(says, ready, strict=True)], meter["cpu"],
             meter["decoded"])
@@ -292,12 +289,10 @@ def rule(session: Any, heard: list[tuple[Any, float]]) -> list[dict[str, Any]]:
 
 
 def evening_levels() -> Any:
-    """The callers' loudness kept over one evening (``stream.CallLevels``),
-    or None where the project's ear is not importable."""
-    try:
-        from companion.referee.stream import CallLevels
-    except ImportError:
-        return None
+    """A new record of the callers' loudness (``stream.CallLevels``), to be
+    kept over one evening."""
+    from companion.referee.stream import CallLevels
+
     return CallLevels()
 
 

@@ -47,23 +47,3 @@ def test_redecide_names_a_missing_file(tmp_path: Path) -> None:
     assert run.returncode == 2
     assert "--redecide: no such file" in run.stderr and "Traceback" not in run.stderr
 
-
-def test_the_rooms_keep_the_callers_loudness_from_round_to_round() -> None:
-    """The rooms' replays hear each round with a ``Listener`` that starts
-    with the loudness of the calls of the rounds before (one evening per
-    array and condition, as ``companion start`` keeps it) and adds to it."""
-    sys.path.insert(0, str(BENCH))
-    import arrays
-
-    from companion.referee.recognizer import Spellings
-    from companion.referee.sphinx_backend import SphinxRecognizer
-    from companion.referee.stream import CallLevels
-    from companion.voice.pack import load_pack
-
-    levels = CallLevels()
-    levels.add(-27.0)
-    listener = arrays.evening(levels)(
-        SphinxRecognizer(Spellings.from_pack(load_pack("en"))), 16000)
-    assert listener.levels is levels
-    listener.levels.add(-25.0)
-    assert levels.reference() == -26.0

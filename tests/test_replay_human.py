@@ -641,3 +641,33 @@ def test_a_wrong_number_three_witnesses_hear_is_caught(tmp_path: Path) -> None:
     inf), the call gets no ruling."""
     assert_caught_by_three_witnesses(tmp_path, 1, "clean", ("Abby", "wrong", "seven", "five"),
                                      ["seven"])
+
+
+def test_the_ear_starts_with_the_callers_loudness_it_is_given_and_adds_to_it() -> None:
+    """``EarSettings.levels`` (what the benchmarks keep from round to round,
+    as ``companion start`` keeps it all evening): a clean round heard with
+    the loudness of earlier calls judges its first utterance against them,
+    and its own sure calls join the same record; heard without, its first
+    utterance has no reference."""
+    from companion.referee.judge import EarSettings, audio_handler
+    from companion.referee.recognizer import open_recognizer
+    from companion.referee.stream import CallLevels
+    from companion.replay import replay_all
+    from companion.session import load_session
+    from companion.voice.pack import load_pack
+
+    pack = load_pack("en")
+    session = load_session(SESSIONS / "dev" / "clean" / "s000.jsonl")
+
+    def first_reference(levels: CallLevels | None) -> float | None:
+        trace: list[Any] = []
+        replay_all(session, on_audio=audio_handler(
+            None, pack, recognizer=open_recognizer(None, pack, notice=False),
+            settings=EarSettings(trace=trace, levels=levels)))
+        return trace[0][0].reference_db
+
+    levels = CallLevels()
+    levels.add(-27.0)
+    assert first_reference(levels) == -27.0
+    assert len(levels) > 1
+    assert first_reference(None) is None

@@ -39,7 +39,7 @@ from companion.referee.decision import DEFAULT, Evidence, Thresholds, Verdict
 from companion.referee.enrollment import count_words, load_enrollment
 from companion.referee.recognizer import Recognizer, open_recognizer
 from companion.referee.steered import SteeredEar
-from companion.referee.stream import Heard, Listener
+from companion.referee.stream import CallLevels, Heard, Listener
 from companion.referee.templates import Enrollment
 from companion.referee.vad import VadSettings
 from companion.session import Session
@@ -59,7 +59,10 @@ class EarSettings:
     with enrolled takes and one microphone, an unsure call is also heard
     with the caller's adapted model (``companion.referee.adaptation``; the
     replay waits for each player's model to be built, once: they are
-    kept)."""
+    kept). ``levels``: the callers' loudness the listener starts with and
+    adds to (``stream.CallLevels``; the benchmarks keep one from round to
+    round, as ``companion start`` keeps it all evening); None: a new one,
+    as a replay of one session has."""
 
     vad: VadSettings = field(default_factory=VadSettings)
     chunk: float = CHUNK_S
@@ -67,6 +70,7 @@ class EarSettings:
     trace: list[tuple[Evidence, Verdict]] | None = None
     listener: type[Listener] = Listener
     adapt: bool = True
+    levels: CallLevels | None = None
 
 
 MAX_CHANNELS = 32
@@ -207,7 +211,7 @@ def hear_recording(recognizer: Recognizer, pcm: npt.NDArray[np.int16], rate: int
     steer = InOrder(match)  # what the replay will make of the events so far
     adapter = Adapter() if s.adapt and enrollment is not None else None
     listener = s.listener(recognizer, rate, vad=s.vad, thresholds=s.thresholds, trace=s.trace,
-                          enrollment=enrollment, adapter=adapter)
+                          enrollment=enrollment, adapter=adapter, levels=s.levels)
     set_grammar(listener, steer.match)
     chunk = max(1, round(s.chunk * rate))
     says: list[Say] = []
