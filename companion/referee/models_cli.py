@@ -70,4 +70,4 @@ def status_cmd(root: Path | None) -> None:
     model = embedding.model_path()
     click.echo("players' takes also compared by the speech-embedding model: "
                + (f"yes ({model})" if embedding.available()
-                  else "no (run scripts/install to add it)"))
+                  else "no (its weights file is missing: install the companion again)"))
