@@ -37,6 +37,7 @@ from pathlib import Path
 import numpy as np
 import numpy.typing as npt
 from numpy.lib.stride_tricks import sliding_window_view
+from threadpoolctl import ThreadpoolController
 
 from companion.resources import data_path
 
@@ -84,6 +85,12 @@ def weights() -> dict[str, Float] | None:
         return {k: np.ascontiguousarray(z[k], dtype=np.float32) for k in z.files}
 
 
+@functools.cache
+def _blas() -> ThreadpoolController:
+    """The BLAS libraries numpy loaded (threadpoolctl), found once."""
+    return ThreadpoolController()
+
+
 def log_mel(samples: Float, w: dict[str, Float]) -> Float:
     """The model's log-mel spectrogram of ``samples`` (float in [-1, 1],
     16 kHz, at least ``FRAME`` of them), shape ``(frames, 32)``."""
@@ -127,7 +134,15 @@ def forward(samples: npt.ArrayLike, w: dict[str, Float]) -> Float:
     """The model's embeddings of ``samples`` (float in [-1, 1], 16 kHz, at
     least ``WINDOW``), shape ``(frames, 96)``, not normalized: one per
     ``HOP`` samples, each from the ``WINDOW`` samples it starts at. Raises
-    ``ValueError`` for fewer samples."""
+    ``ValueError`` for fewer samples. Runs BLAS on one thread: the ear
+    shares two cores with the recognizer, and OpenBLAS's second thread
+    only doubled the CPU time of these small products (``bench/RESULTS.md``,
+    "Peak memory: the speech embedding without ONNX Runtime")."""
+    with _blas().limit(limits=1, user_api="blas"):
+        return _forward(samples, w)
+
+
+def _forward(samples: npt.ArrayLike, w: dict[str, Float]) -> Float:
     x = np.asarray(samples, dtype=np.float32).reshape(-1)
     if len(x) < WINDOW:
         raise ValueError(f"the speech-embedding model needs {WINDOW} samples, got {len(x)}")
