@@ -170,6 +170,8 @@ def enroll_set(data: Path, out: Path, takes: int, raw: Path,
             shutil.rmtree(out / "enroll" / voice, ignore_errors=True)
             kept[voice] = kept_heard(voice, words, takes, raw, out / "enroll" / voice, cache)
             kept[voice] = {w: [f"{voice}/{p}" for p in ps] for w, ps in kept[voice].items()}
+    if (data / "SUMMARY.json").is_file():  # what the set is (``--evening``: seats keep voices)
+        shutil.copy(data / "SUMMARY.json", out / "SUMMARY.json")
     n = 0
     for split_dir in sorted(p for p in data.iterdir() if p.is_dir()):
         truth_file = split_dir / "truth.jsonl"

@@ -150,7 +150,7 @@ def judge_session(truth: dict[str, Any], rulings: list[dict[str, Any]]) -> list[
 
 
 def replay_session(backend: backends.Backend, path: Path, trace: list[Any] | None = None,
-                   levels: Any = None,
+                   levels: Any = None, takes: Any = None,
                    ) -> tuple[list[dict[str, Any]], float, float, float | None]:
     """Rulings of one session heard through ``backend`` (``rule``); the CPU
     seconds; the audio seconds; the seconds of audio the project's ear
@@ -163,7 +163,10 @@ def replay_session(backend: backends.Backend, path: Path, trace: list[Any] | Non
     utterance (``judge.EarSettings.trace``). ``levels``: the callers'
     loudness (``stream.CallLevels``) the project's ear starts the session
     with and adds to, as ``companion start`` keeps one all evening; None: a
-    new one, as each ``companion replay`` has."""
+    new one, as each ``companion replay`` has. ``takes``: the players'
+    takes (``templates.Enrollment``) the ear starts with and learns into,
+    kept over an evening whose seats keep their voices (``evening_takes``);
+    None: the session's own."""
     import referee
 
     from companion.events import Audio
@@ -182,7 +185,7 @@ def replay_session(backend: backends.Backend, path: Path, trace: list[Any] | Non
                 raise ValueError(f"{path}: audio at {rate} Hz, not {backends.RATE}")
             pcm = np.clip(np.round(x * 32768), -32768, 32767).astype("<i2")
             if isinstance(backend, backends.Project):
-                items, spent, fed = metered(backend, session, ev, pcm, trace, levels)
+                items, spent, fed = metered(backend, session, ev, pcm, trace, levels, takes)
                 decoded = (decoded or 0.0) + fed
             else:
                 items, _, spent = referee.hear(backend, pcm, words, ev.t, clock="cpu")
@@ -193,7 +196,7 @@ def replay_session(backend: backends.Backend, path: Path, trace: list[Any] | Non
 
 
 def metered(backend: Any, session: Any, audio: Any, pcm: np.ndarray,
-            trace: list[Any] | None = None, levels: Any = None,
+            trace: list[Any] | None = None, levels: Any = None, takes: Any = None,
             ) -> tuple[list[Any], float, float]:
     """The project's ear on one recording, as ``companion replay`` hears it
     (``judge.hear_recording``), each block charged the CPU seconds it took
@@ -201,8 +204,8 @@ def metered(backend: Any, session: Any, audio: Any, pcm: np.ndarray,
     real time: each say is ready when the block that produced it is done.
     The says with their ready times (clip seconds), the CPU seconds, and the
     seconds of audio handed to a recognizer (``Listener._words``, through
-    which every hearing of the ear is decoded). ``trace``, ``levels``: as
-    ``replay_session``'s."""
+    which every hearing of the ear is decoded). ``trace``, ``levels``,
+    ``takes``: as ``replay_session``'s."""
     import referee
 
     from companion.errors import EventError
@@ -240,6 +243,9 @@ def metered(backend: Any, session: Any, audio: Any, pcm: np.ndarray,
     enrollment = None if session.enrollment is None else load_enrollment(
         session.enrollment, Path(session.base_dir),
         counted=count_words(load_pack("en").lexicon.number_word))
+    if takes is not None and enrollment is not None:
+        takes.join(enrollment)
+        enrollment = takes
     index = next(i for i, ev in enumerate(session.events) if ev is audio)
     match: Any = Match(session.game)  # as it stands when the recording starts
     for ev in session.events[:index]:
@@ -288,6 +294,19 @@ def rule(session: Any, heard: list[tuple[Any, float]]) -> list[dict[str, Any]]:
     return rulings
 
 
+def evening_takes(data: Path) -> Any:
+    """A new ``templates.Enrollment`` to keep over one evening when the set
+    keeps each seat's voice from round to round (``humanset.py
+    --evening``: its ``SUMMARY.json`` says so), as ``companion start``
+    keeps the voices page's takes and what the ear learns into them; None
+    when the voices change seats between rounds (each round's own takes)."""
+    from companion.referee.templates import Enrollment
+
+    summary = data / "SUMMARY.json"
+    evening = summary.is_file() and json.loads(summary.read_text()).get("evening", False)
+    return Enrollment() if evening else None
+
+
 def evening_levels() -> Any:
     """A new record of the callers' loudness (``stream.CallLevels``), to be
     kept over one evening."""
@@ -316,9 +335,10 @@ def run_worker(name: str, data: Path, splits: list[str], conditions: list[str], 
             paths = sorted((data / split / condition).glob("s*.jsonl"))[:limit]
             # One evening per condition: the callers' loudness carries from
             # round to round, as the live table keeps it (``companion.run``).
-            levels = evening_levels()
+            levels, takes = evening_levels(), evening_takes(data)
             for path in paths:
-                rulings, cpu, seconds, decoded = replay_session(backend, path, levels=levels)
+                rulings, cpu, seconds, decoded = replay_session(backend, path, levels=levels,
+                                                                takes=takes)
                 for v in judge_session(truths[path.stem], rulings):
                     records.append({"split": split, "condition": condition, **v})
                 timing.append({"split": split, "condition": condition, "session": path.stem,

@@ -22,7 +22,9 @@ split too (``dev``: even-numbered recordings in name order and the first half
 of the kitchen noise; ``test``: the rest).
 
 Each session is one round of 4-9 flips by four players (one FSDD speaker per
-seat, the fourth seat repeats a voice): racketeer cards (the count word,
+seat, the fourth seat repeats a voice; which voice sits where changes each
+round, or with ``--evening`` stays for every round of a split, as at one
+table all evening): racketeer cards (the count word,
 0.3-1.2 s after the flip), twin racketeer cards (the next two numbers in one
 call, "three four", 0.05-0.2 s apart; the next player skips), gun cards
 (silence). The next flip comes 0.7-1.0 s after a call ends (1.9-2.5 s after
@@ -101,6 +103,8 @@ DEFAULT_RAW = human_calls_dir() / "raw"
 RATE = 16000
 """Hz: the rate of every session WAV."""
 SPEAKERS = ("george", "jackson", "lucas")
+EVENING = 1_000_000
+"""The seed stream (after seed and split) of an evening's seats (``--evening``)."""
 """The only FSDD speakers allowed for development."""
 SPLIT_TAKES = {"dev": range(3, 30), "test": range(30, 50)}
 """FSDD takes per split (0-2 are kept for enrollment)."""
@@ -275,13 +279,21 @@ class Round:
                 "audio_end": round(self.audio_end, 3), "tick": round(self.tick, 3)}
 
 
-def plan_round(raw: Raw, split: str, index: int, seed: int) -> Round:
-    """One round: flips, calls and the dry speech of each seat."""
+def plan_round(raw: Raw, split: str, index: int, seed: int, evening: bool = False) -> Round:
+    """One round: flips, calls and the dry speech of each seat. With
+    ``evening``, every round of the split has the same voice and seat gain
+    at each seat (one evening at one table); the cards and the kinds of
+    call are the same as without (the timing follows each voice's takes)."""
     rng = np.random.default_rng([seed, 0 if split == "dev" else 1, index])
     takes = list(SPLIT_TAKES[split])
     order = list(rng.permutation(SPEAKERS))
     voices = [*order, str(rng.choice(order))]
     seat_gain = rng.uniform(-3, 3, size=len(PLAYERS))
+    if evening:
+        table = np.random.default_rng([seed, 0 if split == "dev" else 1, EVENING])
+        order = list(table.permutation(SPEAKERS))
+        voices = [*order, str(table.choice(order))]
+        seat_gain = table.uniform(-3, 3, size=len(PLAYERS))
     variant = VARIANTS[index % len(VARIANTS)]
     n_flips = int(rng.integers(4, 10))
     pieces: list[tuple[int, float, np.ndarray]] = []
@@ -526,11 +538,13 @@ def write_round(folder: Path, rnd: Round, raw: Raw, condition: str, seed: int,
 
 
 def generate(out: Path, raw_dir: Path, seed: int, rounds: int, splits: list[str],
-             conditions: list[str], progress: bool = True) -> dict[str, Any]:
-    """Write the set; a summary (sessions and calls per split)."""
+             conditions: list[str], progress: bool = True, evening: bool = False,
+             ) -> dict[str, Any]:
+    """Write the set; a summary (sessions and calls per split). ``evening``:
+    the same voice at each seat in every round (``plan_round``)."""
     raw = Raw(raw_dir)
     summary: dict[str, Any] = {"seed": seed, "rounds": rounds, "conditions": conditions,
-                               "splits": {}}
+                               "evening": evening, "splits": {}}
     started = time.perf_counter()
     for split in splits:
         base = out / split
@@ -538,7 +552,7 @@ def generate(out: Path, raw_dir: Path, seed: int, rounds: int, splits: list[str]
             (base / condition).mkdir(parents=True, exist_ok=True)
         truths, mixes = [], {c: [] for c in conditions}
         for i in range(rounds):
-            rnd = plan_round(raw, split, i, seed)
+            rnd = plan_round(raw, split, i, seed, evening)
             truths.append(rnd.truth())
             for condition in conditions:
                 mixes[condition].append(
@@ -574,6 +588,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--conditions", default=",".join(CONDITIONS))
     ap.add_argument("--raw", type=Path, default=DEFAULT_RAW,
                     help=f"the human-calls raw material (default {DEFAULT_RAW})")
+    ap.add_argument("--evening", action="store_true",
+                    help="the same voice at each seat in every round of a split "
+                         "(one evening at one table), as the live table hears it")
     ap.add_argument("--ready", action="store_true",
                     help="write OUT/READY once the whole set is written")
     a = ap.parse_args(argv)
@@ -588,7 +605,7 @@ def main(argv: list[str] | None = None) -> int:
     if a.rounds < 1:
         ap.error("--rounds: at least 1")
     (a.out / "READY").unlink(missing_ok=True)
-    summary = generate(a.out, a.raw, a.seed, a.rounds, splits, conditions)
+    summary = generate(a.out, a.raw, a.seed, a.rounds, splits, conditions, evening=a.evening)
     if a.ready:
         (a.out / "READY").write_text(json.dumps(summary) + "\n")
     print(json.dumps(summary, indent=1))

@@ -113,3 +113,25 @@ def test_bad_options_are_refused_with_the_option_named(tmp_path: Path,
         humanset.main(["--out", str(tmp_path), "--conditions", "clean,rain"])
     assert exc.value.code == 2
     assert "--conditions: unknown condition 'rain'" in capsys.readouterr().err
+
+
+@needs_raw
+def test_an_evening_keeps_each_seats_voice_and_the_same_cards(tmp_path: Path) -> None:
+    """``--evening``: every round of a split has the same voice and seat
+    gain at each seat; the rounds' cards and kinds of call are those of the
+    set without it (the timing follows each voice's takes); the summary
+    says so, and the human table then keeps
+    one enrollment over the evening (``human.evening_takes``), else none."""
+    raw = humanset.Raw(humanset.DEFAULT_RAW)
+    plain = [humanset.plan_round(raw, "dev", i, 17) for i in range(3)]
+    evening = [humanset.plan_round(raw, "dev", i, 17, evening=True) for i in range(3)]
+    assert len({tuple(r.voices) for r in evening}) == 1
+    assert len({tuple(r.voices) for r in plain}) > 1
+    for a, b in zip(plain, evening, strict=True):
+        assert [(c.card, c.count, c.kind) for c in a.calls] == [
+            (c.card, c.count, c.kind) for c in b.calls]
+    assert human.evening_takes(tmp_path) is None  # no SUMMARY.json: voices change seats
+    humanset.main(["--out", str(tmp_path / "set"), "--rounds", "1", "--splits", "dev",
+                   "--conditions", "clean", "--evening"])
+    assert json.loads((tmp_path / "set" / "SUMMARY.json").read_text())["evening"] is True
+    assert human.evening_takes(tmp_path / "set") is not None

@@ -671,3 +671,45 @@ def test_the_ear_starts_with_the_callers_loudness_it_is_given_and_adds_to_it() -
     assert first_reference(levels) == -27.0
     assert len(levels) > 1
     assert first_reference(None) is None
+
+
+def test_the_ear_keeps_a_callers_sure_calls_beside_their_takes_all_evening(
+        tmp_path: Path) -> None:
+    """A clean dev round of right calls, enrolled (``generated_round``),
+    heard with an enrollment kept over the evening (``EarSettings.
+    enrollment``, as the benchmark keeps one when the seats keep their
+    voices): the sessions' takes join it, and the callers' sure calls are
+    learnt into it, each the word that caller said, at most
+    ``LEARNT_KEPT`` a word; heard again, the takes it already has stay.
+    With ``learn`` off nothing is learnt."""
+    from companion.referee.judge import EarSettings, audio_handler
+    from companion.referee.recognizer import open_recognizer
+    from companion.referee.templates import LEARNT_KEPT, Enrollment
+    from companion.replay import replay_all
+    from companion.session import load_session
+    from companion.voice.pack import load_pack
+
+    path, t = generated_round(tmp_path, "dev", 0, "clean")
+    assert t["variant"] == "right"
+    pack = load_pack("en")
+
+    def hear(kept: Enrollment, learn: bool) -> list[dict[str, Any]]:
+        done = replay_all(load_session(path), on_audio=audio_handler(
+            None, pack, recognizer=open_recognizer(None, pack, notice=False),
+            settings=EarSettings(enrollment=kept, learn=learn)))
+        return [json.loads(r.to_json()) for r in done.rulings]
+
+    said = {(c["player"], w) for c in t["calls"] if c["kind"] == "right"
+            for w in c["said"].split()}
+    kept = Enrollment()
+    rulings = hear(kept, learn=True)
+    assert sum(r["type"] == "call_ok" for r in rulings) >= 4
+    learnt = {(p, w): len(calls) for p, words in kept.learnt.items() for w, calls in words.items()}
+    assert len(learnt) >= 3, learnt
+    assert set(learnt) <= said and max(learnt.values()) <= LEARNT_KEPT
+    takes = {p: kept.takes[p] for p in kept.takes}
+    hear(kept, learn=True)
+    assert all(kept.takes[p] is takes[p] for p in takes)
+    quiet = Enrollment()
+    hear(quiet, learn=False)
+    assert quiet.takes and not quiet.learnt

@@ -407,3 +407,83 @@ def test_a_call_the_recognizer_found_no_word_in_is_judged_by_the_callers_takes(
         assert heard[0].to_say().confidence == 1.0
     else:
         assert (heard[0].outcome, heard[0].text) == ("unsure", "")
+
+
+@needs_fsdd
+def test_calls_learnt_at_the_table_are_compared_beside_the_takes_never_counted_as_takes(
+        ) -> None:
+    """Abby enrolled with jackson's takes 0-2 of "one".."seven", then heard
+    at the table in george's voice (a voice far from the takes stands in
+    for one drifting from them): before, george's "two" (take 40) fits
+    another word ("six") better; after two of his calls of "two" are
+    learnt, it fits "two". Only ``LEARNT_KEPT`` are kept, the oldest going
+    first; the takes, their spread and the voices page's count stay the
+    takes'; ``forget`` drops what was learnt; a word never enrolled is not
+    learnt."""
+    enrolled = Enrollment()
+    for digit in range(1, 8):
+        for k in range(3):
+            assert enrolled.add("Abby", WORDS[digit], take(digit, "jackson", k))
+    spread = enrolled.spread("Abby", "two")
+    before = enrolled.match("Abby", ["two"], take(2, "george", 40))
+    assert before is not None and before.gap > 0 and before.best_word == "six", before
+    calls = [take(2, "george", k) for k in (9, 10, 11)]
+    for pcm in calls:
+        assert enrolled.learn("Abby", "two", pcm)
+    kept = enrolled.learnt["Abby"]["two"]
+    assert len(kept) == templates.LEARNT_KEPT == 2
+    assert np.array_equal(kept[0][1], calls[1]) and np.array_equal(kept[1][1], calls[2])
+    assert len(enrolled.takes["Abby"]["two"]) == len(enrolled.audio["Abby"]["two"]) == 3
+    assert len(enrolled.voice("Abby")["two"]) == 5 and len(enrolled.voice("Abby")["six"]) == 3
+    assert enrolled.spread("Abby", "two") == spread
+    after = enrolled.match("Abby", ["two"], take(2, "george", 40))
+    assert after is not None and after.gap < 0 and after.best_word == "two", after
+    assert not enrolled.learn("Abby", "nine", take(9, "george", 10))  # not enrolled
+    assert not enrolled.learn("Beth", "two", calls[0])  # Beth has no takes
+    assert not enrolled.learn("Abby", "two", np.zeros(RATE // 2, dtype=np.int16))  # no voice
+    enrolled.forget("Abby")
+    assert "Abby" not in enrolled.learnt and enrolled.voice("Abby") == {}
+
+
+@needs_fsdd
+def test_an_evenings_takes_are_joined_by_a_sessions_players_it_lacks() -> None:
+    """``Enrollment.join``: a player the kept enrollment has takes of keeps
+    them and what was learnt; one it lacks takes the session's; ``counted``
+    becomes the session's."""
+    kept, session = Enrollment(), Enrollment(counted=frozenset({"one", "two"}))
+    assert kept.add("Abby", "one", take(1, "lucas", 0))
+    assert kept.learn("Abby", "one", take(1, "lucas", 5))
+    assert session.add("Abby", "one", take(1, "george", 0))
+    assert session.add("Beth", "two", take(2, "george", 0))
+    abby = kept.takes["Abby"]
+    kept.join(session)
+    assert kept.takes["Abby"] is abby and len(kept.learnt["Abby"]["one"]) == 1
+    assert kept.takes["Beth"] is session.takes["Beth"]
+    assert kept.counted == frozenset({"one", "two"})
+
+
+@needs_fsdd
+def test_a_wrong_number_heard_is_weighed_against_the_takes_alone() -> None:
+    """Abby enrolled with jackson's takes of "one".."seven" and of "nine"
+    (a wrong number: compared only when heard), two calls of "two" learnt
+    in george's voice. When the recognizer heard "nine", the comparison is
+    the takes' alone, exactly as with nothing learnt; a word she never
+    enrolled ("twelve") changes nothing, and the learnt calls join."""
+    counted = frozenset(WORDS[1:8])
+    learnt, plain = Enrollment(counted=counted), Enrollment(counted=counted)
+    for enrolled in (learnt, plain):
+        for digit in [*range(1, 8), 9]:
+            for k in range(3):
+                assert enrolled.add("Abby", WORDS[digit], take(digit, "jackson", k))
+    for k in (10, 11):
+        assert learnt.learn("Abby", "two", take(2, "george", k))
+    call = take(2, "george", 40)
+    assert not learnt.weighs_learnt("Abby", ["nine"], ["two"])
+    assert learnt.weighs_learnt("Abby", ["twelve"], ["two"])
+    assert learnt.weighs_learnt("Abby", ["two", "nine"], ["two", "nine"])  # owed: no wrong number
+    assert learnt.match("Abby", ["two"], call, heard=["nine"]) == plain.match(
+        "Abby", ["two"], call, heard=["nine"])
+    with_learnt = learnt.match("Abby", ["two"], call, heard=["twelve"])
+    without = plain.match("Abby", ["two"], call, heard=["twelve"])
+    assert with_learnt is not None and without is not None
+    assert with_learnt.gap < 0 < without.gap, (with_learnt, without)

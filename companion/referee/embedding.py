@@ -97,7 +97,7 @@ def _take(enrollment: Enrollment, player: str, word: str, i: int) -> npt.NDArray
     key = (enrollment.take_digest(player, word, i),)
     _, got = _takes.get(key)
     if got is None:
-        got = embed(enrollment.audio[player][word][i])
+        got = embed(enrollment.voice(player)[word][i])
         got.flags.writeable = False
         _takes.put(key, got)
     return got
@@ -118,26 +118,28 @@ class Witness:
 
 
 def witness(enrollment: Enrollment, player: str | None, heads: Sequence[str] | None,
-            pcm: npt.ArrayLike) -> Witness | None:
+            pcm: npt.ArrayLike, learnt: bool = True) -> Witness | None:
     """The ``Witness`` of an utterance (16-bit mono samples at ``RATE``
     Hz) for the next words owed ``heads``, against ``player``'s takes in
     ``enrollment``. None when it cannot be told: the model not installed,
     no player or word owed, an owed word or every other word not enrolled,
     or an utterance no take can be warped to."""
-    got = witnesses(enrollment, player, heads, pcm, [None])
+    got = witnesses(enrollment, player, heads, pcm, [None], learnt)
     return got[0] if got else None
 
 
 def witnesses(enrollment: Enrollment, player: str | None, heads: Sequence[str] | None,
               pcm: npt.ArrayLike, spans: Sequence[tuple[float, float] | None],
-              ) -> list[Witness | None]:
+              learnt: bool = True) -> list[Witness | None]:
     """``witness`` for stretches of one utterance, from one run of the
     model: for each of ``spans`` (seconds from ``pcm``'s first sample; None:
     the whole utterance) the embeddings centred within it, at least
-    ``MIN_FRAMES``. An empty list when nothing can be told at all."""
+    ``MIN_FRAMES``. ``learnt``: the calls the ear learnt at the table
+    (``Enrollment.learn``) join the takes. An empty list when nothing can
+    be told at all."""
     if player is None or not heads or not available():
         return []
-    mine = enrollment.audio.get(player, {})
+    mine = enrollment.voice(player, learnt)
     owed = {w.strip().lower() for w in heads}
     if not owed & set(mine) or not set(mine) - owed:
         return []

@@ -62,7 +62,13 @@ class EarSettings:
     kept). ``levels``: the callers' loudness the listener starts with and
     adds to (``stream.CallLevels``; the benchmarks keep one from round to
     round, as ``companion start`` keeps it all evening); None: a new one,
-    as a replay of one session has."""
+    as a replay of one session has. ``learn``: the ear keeps each
+    caller's sure calls beside their takes (``Listener``'s ``learn``).
+    ``enrollment``: the players' takes the ear starts every session with
+    and learns into (the benchmarks keep one from round to round when the
+    same voice sits at each seat all evening, as ``companion start`` keeps
+    the voices page's); a session's takes of a player it has none of join
+    it. None: each session's own takes (its header's)."""
 
     vad: VadSettings = field(default_factory=VadSettings)
     chunk: float = CHUNK_S
@@ -71,6 +77,8 @@ class EarSettings:
     listener: type[Listener] = Listener
     adapt: bool = True
     levels: CallLevels | None = None
+    learn: bool = True
+    enrollment: Enrollment | None = None
 
 
 MAX_CHANNELS = 32
@@ -211,7 +219,8 @@ def hear_recording(recognizer: Recognizer, pcm: npt.NDArray[np.int16], rate: int
     steer = InOrder(match)  # what the replay will make of the events so far
     adapter = Adapter() if s.adapt and enrollment is not None else None
     listener = s.listener(recognizer, rate, vad=s.vad, thresholds=s.thresholds, trace=s.trace,
-                          enrollment=enrollment, adapter=adapter, levels=s.levels)
+                          enrollment=enrollment, adapter=adapter, levels=s.levels,
+                          learn=s.learn)
     set_grammar(listener, steer.match)
     chunk = max(1, round(s.chunk * rate))
     says: list[Say] = []
@@ -321,6 +330,10 @@ def audio_handler(recognizer_name: str | None, pack: VoicePack, *,
                 session.enrollment, Path(session.base_dir),
                 counted=count_words(pack.lexicon.number_word))
         enrollment = enrolled[id(session)]
+        kept = settings.enrollment if settings is not None else None
+        if kept is not None and enrollment is not None:
+            kept.join(enrollment)
+            enrollment = kept
         index = next(i for i, ev in enumerate(session.events) if ev is event)
         later = session.events[index + 1:]
         if session.seating is None:

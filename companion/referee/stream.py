@@ -64,6 +64,7 @@ from companion.referee.decision import (
     takes_alone,
     takes_find,
     takes_name,
+    talk_edged,
 )
 from companion.referee.enhance import RATE as SUPPRESSOR_RATE
 from companion.referee.enhance import NoiseSuppressor, StreamCopy
@@ -175,6 +176,10 @@ rises are inside the word, the k of "six")."""
 STRONG = 0.5
 """A sure call, whose loudness joins the reference (the engines' default
 ``min_confidence``)."""
+
+LEARN_MARGIN_S = 0.15
+"""A sure call kept beside the caller's takes (``Listener._learn``) keeps
+this many seconds of the floor each side of the word, as a take has."""
 
 TEMPLATE_MARGIN_S = 0.1
 """The heard words' span, widened by this many seconds each side, is what
@@ -344,6 +349,9 @@ class Listener:
     (``companion.referee.adaptation``); such an utterance is also heard
     once more with the caller's model, taken, like the copy, only if ruled
     right there (pocketsphinx only, ``Recognizer.adapted``; None: never).
+    ``learn``: a call the ear is sure of, heard clearly from the caller
+    alone, is kept beside the caller's takes for later calls
+    (``Enrollment.learn``, ``_learn``).
     The recognizer's confirmer (``Recognizer.confirmer``) is loaded here;
     raises ``RecognizerError`` if it cannot be."""
 
@@ -352,7 +360,7 @@ class Listener:
                  levels: CallLevels | None = None, thresholds: Thresholds = DEFAULT,
                  trace: list[tuple[Evidence, Verdict]] | None = None,
                  enrollment: Enrollment | None = None, second_opinion: bool = True,
-                 adapter: Adapter | None = None) -> None:
+                 adapter: Adapter | None = None, learn: bool = True) -> None:
         self.recognizer = recognizer
         self.device_rate = int(device_rate)
         self.rate = recognizer.sample_rate
@@ -374,6 +382,7 @@ class Listener:
         self._past_owed = [Owed()]  # taken over, by ``at``; the last is in force
         self._pending_owed: list[Owed] = []  # changes to come, by ``at``
         self.enrollment = enrollment
+        self.learn = learn
         self.suppressor = (NoiseSuppressor(self.rate) if second_opinion and recognizer.twins
                            and self.rate == SUPPRESSOR_RATE else None)
         # Another hearing of the same stream fed beside it (``feed``'s ``copy``:
@@ -596,8 +605,7 @@ class Listener:
         return out
 
     def _decode(self, seg: Segment, *, early: bool = False) -> Heard | None:
-        """Decode an utterance; with ``early``, None unless it is a sure call
-        (and then nothing is learnt from it)."""
+        """Decode an utterance; with ``early``, None unless it is a sure call."""
         if seg.brief:
             return self._brief(seg)
         first, loud_start, loud_end, last = foreground(seg, self.rate)
@@ -731,6 +739,8 @@ class Listener:
             self.trace.append((evidence, verdict))
         if sure and not other_level:
             self.levels.add(loud)
+            if verdict.outcome == "right":
+                self._learn(evidence, owed, heard, pcm[:real])
         pending = self._owed_after(onset)
         if (pending is not None and not early
                 and verdict.outcome in ("talk", "unsure")):
@@ -744,6 +754,29 @@ class Listener:
                     words=(Word(call.text, base + call.start, base + call.end, SURE),),
                     forced=seg.forced, outcome=verdict.outcome, pcm=pcm[:real], rate=self.rate))
         return result
+
+    def _learn(self, evidence: Evidence, owed: Owed, heard: list[Word],
+               pcm: npt.NDArray[np.int16]) -> None:
+        """Keep a sure right call (``heard``, seconds from ``pcm``'s start)
+        beside the caller's takes (``Enrollment.learn``): one word, the
+        first owed, heard clearly (``Thresholds.clear_snr_db`` over the
+        floor) with no other voice rising at its edges (``decision.
+        talk_edged``). A word and a little of the floor each side
+        (``LEARN_MARGIN_S``). No more is asked of the call: on the evening
+        set's dev split, a bar on how far the word stood over the audio
+        around it kept out the calls learnt in talk that found later
+        calls there, and let in no wrong call fewer (``bench/RESULTS.md``,
+        "Calls learnt at the table")."""
+        if (not self.learn or self.enrollment is None or owed.caller is None
+                or len(heard) != 1 or not evidence.expected
+                or heard[0].text != evidence.expected[0] or talk_edged(evidence)
+                or evidence.floor_dbfs is None
+                or evidence.loud_db - evidence.floor_dbfs < self.thresholds.clear_snr_db):
+            return
+        word = heard[0]
+        a = max(0, round((word.start - LEARN_MARGIN_S) * self.rate))
+        b = min(len(pcm), round((word.end + LEARN_MARGIN_S) * self.rate))
+        self.enrollment.learn(owed.caller, word.text, pcm[a:b])
 
     def _words(self, pcm: npt.NDArray[np.int16], loud: tuple[float, float],
                last_voiced: float, recognizer: Recognizer | None = None,
@@ -1127,8 +1160,10 @@ class Listener:
             return None
         spot = (None if evidence.spot_start is None or evidence.spot_end is None
                 else (evidence.spot_start, evidence.spot_end))
+        learnt = (owed.caller is None or self.enrollment.weighs_learnt(
+            owed.caller, [w.text for w in heard], owed.heads or ()))
         told = embedding.witnesses(self.enrollment, owed.caller, owed.heads, pcm,
-                                   [None] if spot is None else [None, spot])
+                                   [None] if spot is None else [None, spot], learnt)
         found = told[0] if told else None
         if found is None:
             return None

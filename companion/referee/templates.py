@@ -83,6 +83,10 @@ NOISY_SNR_DB = 30.0
 """An utterance less than this many dB above its noise floor is also compared
 with copies of the takes in white noise at its own SNR (clean takes against a
 noisy call mislead DTW; the noisy copies of ``STUDY.md`` restore it)."""
+LEARNT_KEPT = 2
+"""Sure calls of a word kept per player beside the takes (``Enrollment.
+learn``): fewer than the takes of a word (three at setup), so what was
+heard at the table never outweighs what the player enrolled."""
 SNR_STEP_DB = 3.0
 """Noisy copies are made (and kept) per step of this many dB of SNR."""
 COPIES_KEPT = 4096
@@ -448,13 +452,20 @@ class Enrollment:
     ``enrollment.count_words``); a player's takes of any other word (a
     wrong number enrolled at setup, ``enrollment.wrong_numbers``) are
     compared with an utterance only when the recognizer heard that word
-    (``match``'s ``heard``). None: every enrolled word always is."""
+    (``match``'s ``heard``). None: every enrolled word always is.
+    ``learnt[player][word]``: the player's own sure calls heard at the table
+    (``learn``), each as (features, samples), at most ``LEARNT_KEPT`` per
+    word, the oldest going first; compared with calls beside the takes
+    (``voice``), never counted as takes (the voices page, the takes' spread
+    and the player's adapted model see the takes alone)."""
 
     counted: frozenset[str] | None = None
     takes: dict[str, dict[str, list[npt.NDArray[np.float32]]]] = field(default_factory=dict)
     audio: dict[str, dict[str, list[npt.NDArray[np.int16]]]] = field(default_factory=dict)
-    _noisy: dict[tuple[str, float, float], dict[str, list[npt.NDArray[np.float32]]]] = field(
-        default_factory=dict, repr=False)
+    learnt: dict[str, dict[str, list[tuple[npt.NDArray[np.float32], npt.NDArray[np.int16]]]]] = (
+        field(default_factory=dict))
+    _noisy: dict[tuple[str, float, float, bool], dict[str, list[npt.NDArray[np.float32]]]] = (
+        field(default_factory=dict, repr=False))
     _spread: dict[tuple[str, str], float | None] = field(default_factory=dict, repr=False)
     _digests: dict[tuple[str, str, int], bytes] = field(default_factory=dict, repr=False)
 
@@ -482,10 +493,54 @@ class Enrollment:
         self._changed(player)
 
     def forget(self, player: str) -> None:
-        """Drop every take of ``player``."""
+        """Drop every take of ``player``, and what was learnt of them."""
         self.takes.pop(player, None)
         self.audio.pop(player, None)
+        self.learnt.pop(player, None)
         self._changed(player)
+
+    def learn(self, player: str, word: str, pcm: npt.ArrayLike) -> bool:
+        """Keep ``pcm`` (mono samples at ``RATE`` Hz, 16-bit scale: a call
+        of ``word`` by ``player`` that the ear was sure of, with the floor
+        around it) to compare later calls with, beside the player's takes:
+        a voice at the table drifts from how it said the words at setup.
+        Only a word the player enrolled; the oldest learnt call of the word
+        goes past ``LEARNT_KEPT``. False (nothing kept) for a word not
+        enrolled, or too little voice (``voiced``)."""
+        word = word.strip().lower()
+        if word not in self.takes.get(player, {}):
+            return False
+        feats = features(pcm)
+        if len(feats) < MIN_FRAMES or not voiced(pcm):
+            return False
+        kept = self.learnt.setdefault(player, {}).setdefault(word, [])
+        kept.append((feats, pcm16(pcm)))
+        del kept[:-LEARNT_KEPT]
+        self._changed(player)
+        return True
+
+    def weighs_learnt(self, player: str, heard: Collection[str], owed: Collection[str]) -> bool:
+        """Whether the calls learnt join a comparison with ``player``'s
+        takes of an utterance in which the recognizer heard ``heard``,
+        ``owed`` owed: not when it heard a word the player enrolled outside
+        ``counted`` and the call owed (a wrong number, whose takes then join
+        the comparison): wrong numbers are never learnt, and the calls
+        learnt of the count words would tip that comparison toward them.
+        Words the player never enrolled ("ten", "twelve") compare with
+        nothing, and change nothing."""
+        if self.counted is None:
+            return True
+        return not (set(heard) & self.words(player)) - self.counted - set(owed)
+
+    def voice(self, player: str, learnt: bool = True,
+              ) -> dict[str, list[npt.NDArray[np.int16]]]:
+        """``player``'s samples per word: the takes, then (with ``learnt``)
+        the calls learnt (``learn``)."""
+        if not learnt:
+            return dict(self.audio.get(player, {}))
+        learnt_calls = self.learnt.get(player, {})
+        return {w: takes + [a for _, a in learnt_calls.get(w, [])]
+                for w, takes in self.audio.get(player, {}).items()}
 
     def take_over(self, player: str, other: Enrollment) -> None:
         """``player``'s takes become ``other``'s takes of them (none when
@@ -494,6 +549,15 @@ class Enrollment:
         if player in other.takes:
             self.takes[player] = other.takes[player]
             self.audio[player] = other.audio[player]
+
+    def join(self, other: Enrollment) -> None:
+        """The players ``other`` has takes of and this has none of take
+        them over (``take_over``); ``counted`` becomes ``other``'s. An
+        enrollment kept all evening, meeting a session's own takes."""
+        for player in other.takes:
+            if player not in self.takes:
+                self.take_over(player, other)
+        self.counted = other.counted
 
     def _changed(self, player: str) -> None:
         """``player``'s takes changed: what was computed from them goes."""
@@ -520,7 +584,7 @@ class Enrollment:
         return self._spread[(player, word)]
 
     def _templates(self, player: str, snr_db: float | None, margin_db: float = FLOOR_DB,
-                   words: Collection[str] | None = None,
+                   words: Collection[str] | None = None, learnt: bool = True,
                    ) -> dict[str, list[npt.NDArray[np.float32]]]:
         """``player``'s templates per word (of ``words``; None: every word
         they enrolled): the takes, and below ``NOISY_SNR_DB`` also their
@@ -528,14 +592,16 @@ class Enrollment:
         ``margin_db`` over their floor as the utterance they are compared
         with was (``trim``; each word's made once per step and margin).
         The takes themselves keep their cut at ``FLOOR_DB``: they were
-        recorded over a quiet floor of their own."""
-        clean = {w: t for w, t in self.takes.get(player, {}).items()
-                 if words is None or w in words}
+        recorded over a quiet floor of their own. ``learnt``: the calls
+        learnt join their word's takes (``voice``)."""
+        calls = self.learnt.get(player, {}) if learnt else {}
+        clean = {w: t + [f for f, _ in calls.get(w, [])]
+                 for w, t in self.takes.get(player, {}).items() if words is None or w in words}
         if snr_db is None or snr_db >= NOISY_SNR_DB:
             return clean
         step = float(max(0.0, round(snr_db / SNR_STEP_DB) * SNR_STEP_DB))
-        noisy = self._noisy.setdefault((player, step, margin_db), {})
-        audio = self.audio.get(player, {})
+        noisy = self._noisy.setdefault((player, step, margin_db, learnt), {})
+        audio = self.voice(player, learnt)
         for word in clean:
             if word not in noisy:
                 copies = [noisy_copy(pcm, step, margin_db, i, self.take_digest(player, word, i))
@@ -544,10 +610,11 @@ class Enrollment:
         return {w: clean[w] + noisy[w] for w in clean}
 
     def take_digest(self, player: str, word: str, i: int) -> bytes:
-        """The ``digest`` of ``player``'s ``i``-th take of ``word`` (its
-        samples), made once while the takes stay as they are."""
+        """The ``digest`` of ``player``'s ``i``-th sample of ``word`` in
+        ``voice`` (a take, then a learnt call), made once while they stay
+        as they are."""
         if (player, word, i) not in self._digests:
-            self._digests[(player, word, i)] = digest(self.audio[player][word][i])
+            self._digests[(player, word, i)] = digest(self.voice(player)[word][i])
         return self._digests[(player, word, i)]
 
     def words(self, player: str) -> set[str]:
@@ -580,14 +647,16 @@ class Enrollment:
         and noise better than their own word's did (the nasal "nine" and
         "zero" most), while compared only when heard they tell a wrong
         number from the call owed (bench/RESULTS.md, "Wrong numbers
-        enrolled")."""
+        enrolled"). The calls learnt at the table (``learn``) join their
+        words' takes unless ``weighs_learnt`` says otherwise."""
         if player is None or not expected:
             return None
         noisy = snr_db is not None and snr_db < NOISY_SNR_DB
         margin = floor_margin(pcm) if noisy else FLOOR_DB
         owed = {w.strip().lower() for w in expected}
         compared = None if self.counted is None else self.counted | owed | set(heard)
-        mine = self._templates(player, snr_db, margin, compared)
+        mine = self._templates(player, snr_db, margin, compared,
+                               self.weighs_learnt(player, heard, owed))
         if not owed <= set(mine) or not set(mine) - owed:
             return None
         ceps = _cepstra(pcm, margin)
