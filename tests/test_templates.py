@@ -313,14 +313,14 @@ def test_a_takes_noisy_copies_are_made_once_for_every_enrollment_that_holds_it()
     b = second.match("Abby", ["six"], call, snr_db=10.0)
     assert a is not None and a == b
     step = 9.0  # 10 dB to the nearest SNR step
-    kept, again = first._noisy[("Abby", step, STEADY_FLOOR_DB)], second._noisy[
-        ("Abby", step, STEADY_FLOOR_DB)]
+    key = ("Abby", step, STEADY_FLOOR_DB, True)  # the calls learnt weighed (none here)
+    kept, again = first._noisy[key], second._noisy[key]
     assert kept["six"] and all(x is y for x, y in zip(kept["six"], again["six"], strict=True))
     assert not kept["six"][0].flags.writeable
     direct = features(in_noise(first.audio["Abby"]["six"][0], step, seed=0), STEADY_FLOOR_DB)
     assert np.array_equal(kept["six"][0], direct)
     other.match("Abby", ["six"], call, snr_db=10.0)
-    theirs = other._noisy[("Abby", step, STEADY_FLOOR_DB)]["six"]
+    theirs = other._noisy[key]["six"]
     assert not any(x is y for x in theirs for y in kept["six"])
 
 
