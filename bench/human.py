@@ -333,10 +333,15 @@ def run_worker(name: str, data: Path, splits: list[str], conditions: list[str], 
                                                 .read_text().splitlines())}
         for condition in conditions:
             paths = sorted((data / split / condition).glob("s*.jsonl"))[:limit]
-            # One evening per condition: the callers' loudness carries from
-            # round to round, as the live table keeps it (``companion.run``).
-            levels, takes = evening_levels(), evening_takes(data)
+            # One evening per condition (or per evening of the set): the
+            # callers' loudness carries from round to round, as the live
+            # table keeps it (``companion.run``).
+            levels = takes = evening = None
             for path in paths:
+                if levels is None or truths[path.stem].get("evening") != evening:
+                    # a new evening (``humanset.py --evening``): new seats, a new table
+                    levels, takes = evening_levels(), evening_takes(data)
+                    evening = truths[path.stem].get("evening")
                 rulings, cpu, seconds, decoded = replay_session(backend, path, levels=levels,
                                                                 takes=takes)
                 for v in judge_session(truths[path.stem], rulings):

@@ -23,7 +23,7 @@ of the kitchen noise; ``test``: the rest).
 
 Each session is one round of 4-9 flips by four players (one FSDD speaker per
 seat, the fourth seat repeats a voice; which voice sits where changes each
-round, or with ``--evening`` stays for every round of a split, as at one
+round, or with ``--evening N`` stays for N rounds in a row, as at one
 table all evening): racketeer cards (the count word,
 0.3-1.2 s after the flip), twin racketeer cards (the next two numbers in one
 call, "three four", 0.05-0.2 s apart; the next player skips), gun cards
@@ -104,7 +104,8 @@ RATE = 16000
 """Hz: the rate of every session WAV."""
 SPEAKERS = ("george", "jackson", "lucas")
 EVENING = 1_000_000
-"""The seed stream (after seed and split) of an evening's seats (``--evening``)."""
+"""The seed stream (after seed and split) of the first evening's seats
+(``--evening``); the k-th evening's is this plus k."""
 """The only FSDD speakers allowed for development."""
 SPLIT_TAKES = {"dev": range(3, 30), "test": range(30, 50)}
 """FSDD takes per split (0-2 are kept for enrollment)."""
@@ -272,25 +273,34 @@ class Round:
     """Dry speech per seat, shape (seats, samples)."""
     audio_end: float
     tick: float
+    evening: int | None = None
+    """Which evening of the split the round is in (``--evening``); None:
+    the seats change every round."""
 
     def truth(self) -> dict[str, Any]:
-        return {"session": self.name, "split": self.split, "variant": self.variant,
-                "voices": self.voices, "calls": [c.truth() for c in self.calls],
-                "audio_end": round(self.audio_end, 3), "tick": round(self.tick, 3)}
+        out = {"session": self.name, "split": self.split, "variant": self.variant,
+               "voices": self.voices, "calls": [c.truth() for c in self.calls],
+               "audio_end": round(self.audio_end, 3), "tick": round(self.tick, 3)}
+        if self.evening is not None:
+            out["evening"] = self.evening
+        return out
 
 
-def plan_round(raw: Raw, split: str, index: int, seed: int, evening: bool = False) -> Round:
+def plan_round(raw: Raw, split: str, index: int, seed: int, evening: int = 0) -> Round:
     """One round: flips, calls and the dry speech of each seat. With
-    ``evening``, every round of the split has the same voice and seat gain
-    at each seat (one evening at one table); the cards and the kinds of
-    call are the same as without (the timing follows each voice's takes)."""
+    ``evening`` N > 0, the rounds come in evenings of N: every round of an
+    evening has the same voice and seat gain at each seat (one evening at
+    one table), and the round's truth says which evening it is in; the
+    cards and the kinds of call are the same as without (the timing
+    follows each voice's takes)."""
     rng = np.random.default_rng([seed, 0 if split == "dev" else 1, index])
     takes = list(SPLIT_TAKES[split])
     order = list(rng.permutation(SPEAKERS))
     voices = [*order, str(rng.choice(order))]
     seat_gain = rng.uniform(-3, 3, size=len(PLAYERS))
-    if evening:
-        table = np.random.default_rng([seed, 0 if split == "dev" else 1, EVENING])
+    night = index // evening if evening > 0 else None
+    if night is not None:
+        table = np.random.default_rng([seed, 0 if split == "dev" else 1, EVENING + night])
         order = list(table.permutation(SPEAKERS))
         voices = [*order, str(table.choice(order))]
         seat_gain = table.uniform(-3, 3, size=len(PLAYERS))
@@ -368,7 +378,7 @@ def plan_round(raw: Raw, split: str, index: int, seed: int, evening: bool = Fals
         k = round(pos * RATE)
         tracks[s, k:k + len(x)] += x[: tracks.shape[1] - k]
     return Round(name=f"s{index:03d}", split=split, variant=variant, voices=voices,
-                 calls=calls, tracks=tracks, audio_end=audio_end, tick=tick)
+                 calls=calls, tracks=tracks, audio_end=audio_end, tick=tick, evening=night)
 
 
 # -- noise and rooms ------------------------------------------------------------------
@@ -538,10 +548,11 @@ def write_round(folder: Path, rnd: Round, raw: Raw, condition: str, seed: int,
 
 
 def generate(out: Path, raw_dir: Path, seed: int, rounds: int, splits: list[str],
-             conditions: list[str], progress: bool = True, evening: bool = False,
+             conditions: list[str], progress: bool = True, evening: int = 0,
              ) -> dict[str, Any]:
     """Write the set; a summary (sessions and calls per split). ``evening``:
-    the same voice at each seat in every round (``plan_round``)."""
+    rounds per evening, whose seats keep their voices (``plan_round``; 0:
+    the seats change every round)."""
     raw = Raw(raw_dir)
     summary: dict[str, Any] = {"seed": seed, "rounds": rounds, "conditions": conditions,
                                "evening": evening, "splits": {}}
@@ -588,9 +599,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--conditions", default=",".join(CONDITIONS))
     ap.add_argument("--raw", type=Path, default=DEFAULT_RAW,
                     help=f"the human-calls raw material (default {DEFAULT_RAW})")
-    ap.add_argument("--evening", action="store_true",
-                    help="the same voice at each seat in every round of a split "
-                         "(one evening at one table), as the live table hears it")
+    ap.add_argument("--evening", type=int, default=0, metavar="N",
+                    help="rounds per evening: each seat keeps its voice for N rounds in a "
+                         "row (one evening at one table), as the live table hears it "
+                         "(default 0: the seats change every round)")
     ap.add_argument("--ready", action="store_true",
                     help="write OUT/READY once the whole set is written")
     a = ap.parse_args(argv)
@@ -604,6 +616,8 @@ def main(argv: list[str] | None = None) -> int:
             ap.error(f"--conditions: unknown condition {c!r} (one of {', '.join(CONDITIONS)})")
     if a.rounds < 1:
         ap.error("--rounds: at least 1")
+    if a.evening < 0:
+        ap.error("--evening: 0 or more rounds")
     (a.out / "READY").unlink(missing_ok=True)
     summary = generate(a.out, a.raw, a.seed, a.rounds, splits, conditions, evening=a.evening)
     if a.ready:

@@ -117,21 +117,25 @@ def test_bad_options_are_refused_with_the_option_named(tmp_path: Path,
 
 @needs_raw
 def test_an_evening_keeps_each_seats_voice_and_the_same_cards(tmp_path: Path) -> None:
-    """``--evening``: every round of a split has the same voice and seat
-    gain at each seat; the rounds' cards and kinds of call are those of the
-    set without it (the timing follows each voice's takes); the summary
-    says so, and the human table then keeps
-    one enrollment over the evening (``human.evening_takes``), else none."""
+    """``--evening N``: the rounds come in evenings of N, every round of an
+    evening with the same voice at each seat, and the next evening seated
+    anew; the rounds' cards and kinds of call are those of the set without
+    it (the timing follows each voice's takes); the truth names each
+    round's evening and the summary the evening's length, and the human
+    table then keeps one enrollment over an evening (``human.
+    evening_takes``), else none."""
     raw = humanset.Raw(humanset.DEFAULT_RAW)
-    plain = [humanset.plan_round(raw, "dev", i, 17) for i in range(3)]
-    evening = [humanset.plan_round(raw, "dev", i, 17, evening=True) for i in range(3)]
-    assert len({tuple(r.voices) for r in evening}) == 1
+    plain = [humanset.plan_round(raw, "dev", i, 17) for i in range(4)]
+    evening = [humanset.plan_round(raw, "dev", i, 17, evening=2) for i in range(4)]
+    assert [r.truth()["evening"] for r in evening] == [0, 0, 1, 1]
+    assert evening[0].voices == evening[1].voices and evening[2].voices == evening[3].voices
+    assert "evening" not in plain[0].truth()
     assert len({tuple(r.voices) for r in plain}) > 1
     for a, b in zip(plain, evening, strict=True):
         assert [(c.card, c.count, c.kind) for c in a.calls] == [
             (c.card, c.count, c.kind) for c in b.calls]
     assert human.evening_takes(tmp_path) is None  # no SUMMARY.json: voices change seats
     humanset.main(["--out", str(tmp_path / "set"), "--rounds", "1", "--splits", "dev",
-                   "--conditions", "clean", "--evening"])
-    assert json.loads((tmp_path / "set" / "SUMMARY.json").read_text())["evening"] is True
+                   "--conditions", "clean", "--evening", "10"])
+    assert json.loads((tmp_path / "set" / "SUMMARY.json").read_text())["evening"] == 10
     assert human.evening_takes(tmp_path / "set") is not None
