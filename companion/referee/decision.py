@@ -485,7 +485,7 @@ def _three_witnesses(ev: Evidence, th: Thresholds) -> bool:
             and not owed_fits_better(ev)
             and 1 <= len(ev.words) <= th.max_words and not talk_edged(ev)
             and not set(ev.expected or ()) & {w.text for w in ev.decoded}
-            and (_clear_snr(ev, th) or (_steady_floor(ev) and _takes_heard_alike(ev)))
+            and (clear_snr(ev, th) or (_steady_floor(ev) and _takes_heard_alike(ev)))
             and _as_loud_as_calls(ev, th.caller_db))
 
 
@@ -597,7 +597,7 @@ def _heard(ev: Evidence, th: Thresholds) -> Verdict:
     # Clear of the noise; or in steady noise, which the takes' noisy copies
     # model, when they fit the call owed far worse than the word heard and
     # that word as a repeat.
-    clear = _clear_snr(ev, th) or (
+    clear = clear_snr(ev, th) or (
         _steady_floor(ev) and takes_against
         and ev.template_best_fit is not None and ev.template_best_fit <= th.steady_fit)
     if (caller and clear and not talk_edged(ev) and len(words) <= th.max_words
@@ -704,7 +704,7 @@ def takes_alone(ev: Evidence, th: Thresholds = DEFAULT) -> str | None:
     # where the recognizer too heard one wrong word the caller enrolled.
     heard_wrong = (len(ev.words) == 1 and ev.words[0].text in ev.enrolled
                    and ev.words[0].text not in ev.expected)
-    room = _steady_floor(ev) and (_clear_snr(ev, th) or heard_wrong)
+    room = _steady_floor(ev) and (clear_snr(ev, th) or heard_wrong)
     return word if room and _as_loud_as_calls(ev, th.caller_agreed_db) else None
 
 
@@ -720,7 +720,7 @@ def _steady_floor(ev: Evidence) -> bool:
     return ev.floor_dbfs is not None and ev.steady
 
 
-def _clear_snr(ev: Evidence, th: Thresholds) -> bool:
+def clear_snr(ev: Evidence, th: Thresholds) -> bool:
     """Whether the loudest kept word is ``clear_snr_db`` or more over the
     noise floor, which must be known."""
     return ev.floor_dbfs is not None and ev.loud_db - ev.floor_dbfs >= th.clear_snr_db

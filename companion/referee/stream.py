@@ -58,6 +58,7 @@ from companion.referee.decision import (
     Thresholds,
     Verdict,
     among_words,
+    clear_snr,
     decide,
     expected_of,
     no_rival,
@@ -759,19 +760,17 @@ class Listener:
                pcm: npt.NDArray[np.int16]) -> None:
         """Keep a sure right call (``heard``, seconds from ``pcm``'s start)
         beside the caller's takes (``Enrollment.learn``): one word, the
-        first owed, heard clearly (``Thresholds.clear_snr_db`` over the
-        floor) with no other voice rising at its edges (``decision.
-        talk_edged``). A word and a little of the floor each side
-        (``LEARN_MARGIN_S``). No more is asked of the call: on the evening
-        set's dev split, a bar on how far the word stood over the audio
-        around it kept out the calls learnt in talk that found later
-        calls there, and let in no wrong call fewer (``bench/RESULTS.md``,
-        "Calls learnt at the table")."""
+        first owed, heard clearly (``decision.clear_snr``) with no other
+        voice rising at its edges (``decision.talk_edged``). A word and a
+        little of the floor each side (``LEARN_MARGIN_S``). No more is
+        asked of the call: on the evening set's dev split, a bar on how far
+        the word stood over the audio around it kept out the calls learnt
+        in talk that found later calls there, and let in no wrong call
+        fewer (``bench/RESULTS.md``, "Calls learnt at the table")."""
         if (not self.learn or self.enrollment is None or owed.caller is None
                 or len(heard) != 1 or not evidence.expected
                 or heard[0].text != evidence.expected[0] or talk_edged(evidence)
-                or evidence.floor_dbfs is None
-                or evidence.loud_db - evidence.floor_dbfs < self.thresholds.clear_snr_db):
+                or not clear_snr(evidence, self.thresholds)):
             return
         word = heard[0]
         a = max(0, round((word.start - LEARN_MARGIN_S) * self.rate))
