@@ -243,9 +243,6 @@ def metered(backend: Any, session: Any, audio: Any, pcm: np.ndarray,
     enrollment = None if session.enrollment is None else load_enrollment(
         session.enrollment, Path(session.base_dir),
         counted=count_words(load_pack("en").lexicon.number_word))
-    if takes is not None and enrollment is not None:
-        takes.join(enrollment)
-        enrollment = takes
     index = next(i for i, ev in enumerate(session.events) if ev is audio)
     match: Any = Match(session.game)  # as it stands when the recording starts
     for ev in session.events[:index]:
@@ -254,7 +251,8 @@ def metered(backend: Any, session: Any, audio: Any, pcm: np.ndarray,
                 match.apply(ev)
     says = hear_recording(backend.recognizer, pcm, backends.RATE, start=audio.t,
                           later=session.events[index + 1:], match=match,
-                          settings=EarSettings(listener=Metered, trace=trace, levels=levels),
+                          settings=EarSettings(listener=Metered, trace=trace, levels=levels,
+                                               enrollment=takes),
                           enrollment=enrollment)
     return ([referee.Heard(say, at) for say, at in zip(says, ready, strict=True)], meter["cpu"],
             meter["decoded"])

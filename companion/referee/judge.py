@@ -214,8 +214,13 @@ def hear_recording(recognizer: Recognizer, pcm: npt.NDArray[np.int16], rate: int
     microphone array), ``pcm`` is ``(n, M)``: the ear steers at the game's
     expected speaker after each event and gives each say its seat. With
     ``enrollment``, each call is also compared with the caller's enrolled
-    takes (``companion.referee.templates``)."""
+    takes (``companion.referee.templates``); with the settings' kept
+    ``enrollment`` as well, those takes join the kept ones
+    (``Enrollment.join``) and the ear hears and learns with the kept ones."""
     s = settings or EarSettings()
+    if s.enrollment is not None and enrollment is not None:
+        s.enrollment.join(enrollment)
+        enrollment = s.enrollment
     steer = InOrder(match)  # what the replay will make of the events so far
     adapter = Adapter() if s.adapt and enrollment is not None else None
     listener = s.listener(recognizer, rate, vad=s.vad, thresholds=s.thresholds, trace=s.trace,
@@ -330,10 +335,6 @@ def audio_handler(recognizer_name: str | None, pack: VoicePack, *,
                 session.enrollment, Path(session.base_dir),
                 counted=count_words(pack.lexicon.number_word))
         enrollment = enrolled[id(session)]
-        kept = settings.enrollment if settings is not None else None
-        if kept is not None and enrollment is not None:
-            kept.join(enrollment)
-            enrollment = kept
         index = next(i for i, ev in enumerate(session.events) if ev is event)
         later = session.events[index + 1:]
         if session.seating is None:
