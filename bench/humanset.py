@@ -103,10 +103,10 @@ DEFAULT_RAW = human_calls_dir() / "raw"
 RATE = 16000
 """Hz: the rate of every session WAV."""
 SPEAKERS = ("george", "jackson", "lucas")
+"""The only FSDD speakers allowed for development."""
 EVENING = 1_000_000
 """The seed stream (after seed and split) of the first evening's seats
 (``--evening``); the k-th evening's is this plus k."""
-"""The only FSDD speakers allowed for development."""
 SPLIT_TAKES = {"dev": range(3, 30), "test": range(30, 50)}
 """FSDD takes per split (0-2 are kept for enrollment)."""
 CONDITIONS = ("clean", "white10", "babble10", "babble5", "kitchen10", "farfield_babble15")
@@ -293,14 +293,15 @@ def plan_round(raw: Raw, split: str, index: int, seed: int, evening: int = 0) ->
     one table), and the round's truth says which evening it is in; the
     cards and the kinds of call are the same as without (the timing
     follows each voice's takes)."""
-    rng = np.random.default_rng([seed, 0 if split == "dev" else 1, index])
+    stream = 0 if split == "dev" else 1
+    rng = np.random.default_rng([seed, stream, index])
     takes = list(SPLIT_TAKES[split])
     order = list(rng.permutation(SPEAKERS))
     voices = [*order, str(rng.choice(order))]
     seat_gain = rng.uniform(-3, 3, size=len(PLAYERS))
     night = index // evening if evening > 0 else None
     if night is not None:
-        table = np.random.default_rng([seed, 0 if split == "dev" else 1, EVENING + night])
+        table = np.random.default_rng([seed, stream, EVENING + night])
         order = list(table.permutation(SPEAKERS))
         voices = [*order, str(table.choice(order))]
         seat_gain = table.uniform(-3, 3, size=len(PLAYERS))
