@@ -372,7 +372,10 @@ class Segmenter:
         self._levels.append((index, energy))
         self._floor = self._energies.value()
         sound = energy >= self._floor * 10 ** (s.gate_db / 10)
-        voiced = sound and self.vad.is_speech(frame.tobytes(), self.rate)
+        # webrtcvad hears every frame: its noise model adapts on the frames
+        # it is given, and given only those over the gate it learnt the
+        # voices as noise and, in steady hiss, stopped hearing calls at all.
+        voiced = self.vad.is_speech(frame.tobytes(), self.rate) and sound
         if self._speech is None:
             self._history.append(frame)
             self._flags.append(voiced)
