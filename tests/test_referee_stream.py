@@ -315,7 +315,7 @@ def test_foreground_finds_the_loud_call_inside_talk(sy: Synth) -> None:
     assert loud_start >= alone.spans[0][0]
 
 
-@pytest.mark.parametrize(("seed", "word"), [(3, "four")])
+@pytest.mark.parametrize(("seed", "word"), [(3, "six")])
 def test_a_call_inside_table_talk_is_heard_at_its_own_onset(
         sy: Synth, monkeypatch: pytest.MonkeyPatch, seed: int, word: str) -> None:
     """Three other voices talk on at 20 dB below the call, so webrtcvad's
@@ -323,9 +323,9 @@ def test_a_call_inside_table_talk_is_heard_at_its_own_onset(
     hears the call sure, with the call's own onset. Decoded whole (the crop
     switched off), the same clips gave the call at the talk-level confidence.
     Measured on 27 cases (seeds 0-8, "six", "five", "four"): sure in 17 with
-    the crop, 4 without, with the grammar compiled from JSGF; this one is of
-    the 13 it turned sure (seed 0's "six" was another, and is sure decoded
-    whole too with the call's small grammar). Each
+    the crop, 4 without, with the grammar compiled from JSGF; since webrtcvad
+    hears every frame (``companion.referee.vad``), 10 with the crop and 4
+    without, and this one is of the 8 the crop alone makes sure. Each
     hearing gets a new decoder: pocketsphinx's noise removal (the model's
     ``-remove_noise yes``) carries over from one utterance to the next and
     moves confidences by up to 0.15, so a shared one would make the outcome
@@ -354,14 +354,14 @@ def test_a_call_inside_table_talk_is_heard_at_its_own_onset(
 
 def test_call_levels_outlive_a_listener(sy: Synth, sphinx: SphinxRecognizer) -> None:
     """A table's ``CallLevels`` go from one stream to the next: after a sure
-    call at -26 dBFS, a call 20 dB quieter on a new stream is table talk
+    call at -26 dBFS, a call 14 dB quieter on a new stream is table talk
     (capped at ``TALK``); a new stream with new levels has no reference
     and takes the same quiet call as it is."""
     levels = CallLevels()
     loud = synth.add_floor(synth.call_after_silence(sy.utterance("four", PIPER, level_dbfs=-26.0),
                                                     0.6))
     quiet = synth.add_floor(synth.call_after_silence(
-        sy.utterance("four", PIPER, level_dbfs=-46.0), 0.6))
+        sy.utterance("four", PIPER, level_dbfs=-40.0), 0.6))
 
     def hear(clip: synth.Clip, shared: CallLevels | None) -> list[Heard]:
         listener = Listener(sphinx, RATE, levels=shared)
@@ -441,10 +441,12 @@ def test_a_human_call_is_ruled_on_soon_after_it_ends(digit: int, k: int) -> None
 
 @pytest.mark.slow
 def test_the_s_of_six_is_not_quiet(sy: Synth) -> None:
-    """webrtcvad stops marking "six" as voiced before its final s ends; the
-    early endpoint's quiet only starts when the energy is back at the noise
-    floor, after the s."""
-    clip = synth.add_floor(synth.call_after_silence(sy.utterance("six", ESPEAK), 0.6), seed=3)
+    """In a little hiss (white noise 30 dB under the call) webrtcvad stops
+    marking "six" as voiced before its final s ends; the early endpoint's
+    quiet only starts when the energy is back at the noise floor, after the
+    s."""
+    said = synth.call_after_silence(sy.utterance("six", ESPEAK), 0.6)
+    clip = synth.add_noise(said, synth.white_noise(len(said.audio), seed=3), 30.0)
     end = clip.ends[0]
     seg = Segmenter(RATE)
     segments: list[Segment] = []

@@ -182,6 +182,11 @@ class RunningPercentile:
 
 
 FRAME_MS = 10
+DIGITAL_SILENCE = 2.0
+"""A 10 ms frame whose mean square (plus one, as the segmenter's frame
+energies) is at most this is digital silence, not sound: every sample within
+about one step of zero (a dropped block the stream filled with zeros, or a
+muted device). webrtcvad is not given it."""
 RATES = (8000, 16000, 32000, 48000)
 
 
@@ -372,10 +377,13 @@ class Segmenter:
         self._levels.append((index, energy))
         self._floor = self._energies.value()
         sound = energy >= self._floor * 10 ** (s.gate_db / 10)
-        # webrtcvad hears every frame: its noise model adapts on the frames
-        # it is given, and given only those over the gate it learnt the
-        # voices as noise and, in steady hiss, stopped hearing calls at all.
-        voiced = self.vad.is_speech(frame.tobytes(), self.rate) and sound
+        # webrtcvad hears every frame but digital silence: its noise model
+        # adapts on the frames it is given. Given only those over the gate, it
+        # learnt the voices as noise and, in steady hiss, stopped hearing
+        # calls; given the zeros of a dropped block, it learnt silence and
+        # then heard the room's floor as a voice for seconds.
+        heard = energy > DIGITAL_SILENCE and self.vad.is_speech(frame.tobytes(), self.rate)
+        voiced = heard and sound
         if self._speech is None:
             self._history.append(frame)
             self._flags.append(voiced)
@@ -494,7 +502,7 @@ class Segmenter:
         self._onset = rise
         self._risen = True
         self._reset_own()
-        self._last_voiced = self._last_sound = index + f
+        self._last_voiced = self._last_sound = self._last_up = index + f
         return ended
 
     def _brief_frame(self, index: int, strong: bool) -> Segment | None:
@@ -551,7 +559,7 @@ class Segmenter:
         self._start = first_hist
         self._speech = frames
         self._reset_own()
-        self._last_voiced = self._last_sound = index + f
+        self._last_voiced = self._last_sound = self._last_up = index + f
 
     def _segment(self, *, forced: bool) -> Segment:
         """The open utterance so far, as a ``Segment``."""
