@@ -70,3 +70,15 @@ def test_every_call_in_steady_hiss_opens_an_utterance(voice: str, seed: int) -> 
         assert near, f"no utterance opened for the call at {start:.2f} s: {heard}"
         on, end = near[0]
         assert end - on >= 0.12, f"the call at {start:.2f} s was cut to {end - on:.2f} s"
+
+
+def test_a_dropped_block_of_zeros_does_not_make_the_floor_a_voice() -> None:
+    """The stream fills a dropped block with zeros (``stream.Listener.feed``).
+    webrtcvad, given them, learnt silence as its noise and then took the
+    room's floor for a voice for seconds; digital silence is therefore not
+    given to it (``vad.DIGITAL_SILENCE``). Two seconds of a -60 dBFS floor
+    with 60 ms of zeros at 0.3 s open no utterance."""
+    rng = np.random.default_rng(5)
+    floor = rng.standard_normal(2 * RATE) * 32.0  # about -60 dBFS
+    floor[round(0.3 * RATE):round(0.36 * RATE)] = 0.0
+    assert utterances(np.round(floor).astype(np.int16)) == []
