@@ -313,15 +313,16 @@ def test_a_takes_noisy_copies_are_made_once_for_every_enrollment_that_holds_it()
     b = second.match("Abby", ["six"], call, snr_db=10.0)
     assert a is not None and a == b
     step = 9.0  # 10 dB to the nearest SNR step
-    key = ("Abby", step, STEADY_FLOOR_DB, True)  # the calls learnt weighed (none here)
+    key = ("Abby", step, STEADY_FLOOR_DB)
+    six = ("six", False)  # the takes of "six" with no call learnt joining them
     kept, again = first._noisy[key], second._noisy[key]
-    assert kept["six"] and all(x is y for x, y in zip(kept["six"], again["six"], strict=True))
-    assert not kept["six"][0].flags.writeable
+    assert kept[six] and all(x is y for x, y in zip(kept[six], again[six], strict=True))
+    assert not kept[six][0].flags.writeable
     direct = features(in_noise(first.audio["Abby"]["six"][0], step, seed=0), STEADY_FLOOR_DB)
-    assert np.array_equal(kept["six"][0], direct)
+    assert np.array_equal(kept[six][0], direct)
     other.match("Abby", ["six"], call, snr_db=10.0)
-    theirs = other._noisy[key]["six"]
-    assert not any(x is y for x in theirs for y in kept["six"])
+    theirs = other._noisy[key][six]
+    assert not any(x is y for x in theirs for y in kept[six])
 
 
 def test_a_changing_floor_is_cut_as_before() -> None:
@@ -487,3 +488,34 @@ def test_a_wrong_number_heard_is_weighed_against_the_takes_alone() -> None:
     without = plain.match("Abby", ["two"], call, heard=["twelve"])
     assert with_learnt is not None and without is not None
     assert with_learnt.gap < 0 < without.gap, (with_learnt, without)
+
+
+@needs_fsdd
+def test_calls_learnt_speak_only_for_the_call_owed() -> None:
+    """Abby enrolled with jackson's takes of "one".."seven", two of george's
+    calls of "two" learnt. Matched for a call owed of "six", george's "six"
+    (take 44) is compared with the takes alone, exactly as with nothing
+    learnt, and the takes of "six" fit it best; with every call learnt
+    joining, his learnt "two" fitted it better, by 0.16 (his voice is
+    nearer his own calls than jackson's takes are). Owed "two", the
+    learnt calls join the takes of "two". The speech embedding's samples
+    follow the same rule (``Enrollment.voice``)."""
+    learnt, plain = Enrollment(), Enrollment()
+    for enrolled in (learnt, plain):
+        for digit in range(1, 8):
+            for k in range(3):
+                assert enrolled.add("Abby", WORDS[digit], take(digit, "jackson", k))
+    for k in (10, 11):
+        assert learnt.learn("Abby", "two", take(2, "george", k))
+    six = take(6, "george", 44)
+    for snr in (None, 10.0):
+        assert learnt.match("Abby", ["six"], six, snr_db=snr) == plain.match(
+            "Abby", ["six"], six, snr_db=snr)
+    got = learnt.match("Abby", ["six"], six)
+    assert got is not None and got.gap < 0, got
+    two = take(2, "george", 40)
+    with_learnt, without = learnt.match("Abby", ["two"], two), plain.match("Abby", ["two"], two)
+    assert with_learnt is not None and without is not None
+    assert with_learnt.gap < without.gap, (with_learnt, without)
+    assert len(learnt.voice("Abby", owed={"six"})["two"]) == 3
+    assert len(learnt.voice("Abby", owed={"two"})["two"]) == 5

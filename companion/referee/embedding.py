@@ -135,12 +135,13 @@ def witnesses(enrollment: Enrollment, player: str | None, heads: Sequence[str] |
     model: for each of ``spans`` (seconds from ``pcm``'s first sample; None:
     the whole utterance) the embeddings centred within it, at least
     ``MIN_FRAMES``. ``learnt``: the calls the ear learnt at the table
-    (``Enrollment.learn``) join the takes. An empty list when nothing can
+    (``Enrollment.learn``) of the words owed join their takes
+    (``Enrollment.voice``). An empty list when nothing can
     be told at all."""
     if player is None or not heads or not available():
         return []
-    mine = enrollment.voice(player, learnt)
     owed = {w.strip().lower() for w in heads}
+    mine = enrollment.voice(player, learnt, owed)
     if not owed & set(mine) or not set(mine) - owed:
         return []
     words = [w for w, takes in mine.items() for _ in takes]

@@ -464,7 +464,8 @@ class Enrollment:
     audio: dict[str, dict[str, list[npt.NDArray[np.int16]]]] = field(default_factory=dict)
     learnt: dict[str, dict[str, list[tuple[npt.NDArray[np.float32], npt.NDArray[np.int16]]]]] = (
         field(default_factory=dict))
-    _noisy: dict[tuple[str, float, float, bool], dict[str, list[npt.NDArray[np.float32]]]] = (
+    _noisy: dict[tuple[str, float, float],
+                 dict[tuple[str, bool], list[npt.NDArray[np.float32]]]] = (
         field(default_factory=dict, repr=False))
     _spread: dict[tuple[str, str], float | None] = field(default_factory=dict, repr=False)
     _digests: dict[tuple[str, str, int], bytes] = field(default_factory=dict, repr=False)
@@ -532,14 +533,20 @@ class Enrollment:
             return True
         return not (set(heard) & self.words(player)) - self.counted - set(owed)
 
-    def voice(self, player: str, learnt: bool = True,
+    def voice(self, player: str, learnt: bool = True, owed: Collection[str] | None = None,
               ) -> dict[str, list[npt.NDArray[np.int16]]]:
         """``player``'s samples per word: the takes, then (with ``learnt``)
-        the calls learnt (``learn``)."""
+        the calls learnt (``learn``), of the words ``owed`` only (None:
+        of every word). A call learnt speaks for the call owed, never
+        against it: heard in the same room and noise as the later calls,
+        the calls learnt fit any of them better than takes recorded apart
+        do, and a learnt "two" made a reverberant "six" the player's "two"
+        (bench/RESULTS.md, "Calls learnt speak only for the call owed")."""
         if not learnt:
             return dict(self.audio.get(player, {}))
         learnt_calls = self.learnt.get(player, {})
-        return {w: takes + [a for _, a in learnt_calls.get(w, [])]
+        return {w: takes + [a for _, a in learnt_calls.get(w, [])
+                            if owed is None or w in owed]
                 for w, takes in self.audio.get(player, {}).items()}
 
     def take_over(self, player: str, other: Enrollment) -> None:
@@ -585,6 +592,7 @@ class Enrollment:
 
     def _templates(self, player: str, snr_db: float | None, margin_db: float = FLOOR_DB,
                    words: Collection[str] | None = None, learnt: bool = True,
+                   owed: Collection[str] | None = None,
                    ) -> dict[str, list[npt.NDArray[np.float32]]]:
         """``player``'s templates per word (of ``words``; None: every word
         they enrolled): the takes, and below ``NOISY_SNR_DB`` also their
@@ -593,21 +601,24 @@ class Enrollment:
         with was (``trim``; each word's made once per step and margin).
         The takes themselves keep their cut at ``FLOOR_DB``: they were
         recorded over a quiet floor of their own. ``learnt``: the calls
-        learnt join their word's takes (``voice``)."""
+        learnt join the takes of the words ``owed`` (None: of every word;
+        ``voice``)."""
         calls = self.learnt.get(player, {}) if learnt else {}
-        clean = {w: t + [f for f, _ in calls.get(w, [])]
+        joins = {w: bool(calls.get(w)) and (owed is None or w in owed)
+                 for w in self.takes.get(player, {})}
+        clean = {w: t + ([f for f, _ in calls[w]] if joins[w] else [])
                  for w, t in self.takes.get(player, {}).items() if words is None or w in words}
         if snr_db is None or snr_db >= NOISY_SNR_DB:
             return clean
         step = float(max(0.0, round(snr_db / SNR_STEP_DB) * SNR_STEP_DB))
-        noisy = self._noisy.setdefault((player, step, margin_db, learnt), {})
-        audio = self.voice(player, learnt)
+        noisy = self._noisy.setdefault((player, step, margin_db), {})
+        audio = self.voice(player, learnt, owed)
         for word in clean:
-            if word not in noisy:
+            if (word, joins[word]) not in noisy:
                 copies = [noisy_copy(pcm, step, margin_db, i, self.take_digest(player, word, i))
                           for i, pcm in enumerate(audio.get(word, []))]
-                noisy[word] = [c for c in copies if len(c) >= _least(margin_db)]
-        return {w: clean[w] + noisy[w] for w in clean}
+                noisy[(word, joins[word])] = [c for c in copies if len(c) >= _least(margin_db)]
+        return {w: clean[w] + noisy[(w, joins[w])] for w in clean}
 
     def take_digest(self, player: str, word: str, i: int) -> bytes:
         """The ``digest`` of ``player``'s ``i``-th sample of ``word`` in
@@ -647,8 +658,9 @@ class Enrollment:
         and noise better than their own word's did (the nasal "nine" and
         "zero" most), while compared only when heard they tell a wrong
         number from the call owed (bench/RESULTS.md, "Wrong numbers
-        enrolled"). The calls learnt at the table (``learn``) join their
-        words' takes unless ``weighs_learnt`` says otherwise."""
+        enrolled"). The calls learnt at the table (``learn``) of the call
+        owed join its takes unless ``weighs_learnt`` says otherwise; those
+        of other words never join (``voice``)."""
         if player is None or not expected:
             return None
         noisy = snr_db is not None and snr_db < NOISY_SNR_DB
@@ -656,7 +668,7 @@ class Enrollment:
         owed = {w.strip().lower() for w in expected}
         compared = None if self.counted is None else self.counted | owed | set(heard)
         mine = self._templates(player, snr_db, margin, compared,
-                               self.weighs_learnt(player, heard, owed))
+                               self.weighs_learnt(player, heard, owed), owed)
         if not owed <= set(mine) or not set(mine) - owed:
             return None
         ceps = _cepstra(pcm, margin)
