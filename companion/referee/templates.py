@@ -542,12 +542,19 @@ class Enrollment:
         the calls learnt fit any of them better than takes recorded apart
         do, and a learnt "two" made a reverberant "six" the player's "two"
         (bench/RESULTS.md, "Calls learnt speak only for the call owed")."""
-        if not learnt:
-            return dict(self.audio.get(player, {}))
-        learnt_calls = self.learnt.get(player, {})
-        return {w: takes + [a for _, a in learnt_calls.get(w, [])
-                            if owed is None or w in owed]
+        joining = self._joining(player, learnt, owed)
+        return {w: takes + [a for _, a in joining.get(w, [])]
                 for w, takes in self.audio.get(player, {}).items()}
+
+    def _joining(self, player: str, learnt: bool, owed: Collection[str] | None,
+                 ) -> dict[str, list[tuple[npt.NDArray[np.float32], npt.NDArray[np.int16]]]]:
+        """The calls learnt of ``player`` that join their words' takes (as
+        ``learnt``: features and samples), per word: none without
+        ``learnt``, else those of the words ``owed`` (None: of every word)."""
+        if not learnt:
+            return {}
+        return {w: calls for w, calls in self.learnt.get(player, {}).items()
+                if calls and (owed is None or w in owed)}
 
     def take_over(self, player: str, other: Enrollment) -> None:
         """``player``'s takes become ``other``'s takes of them (none when
@@ -603,22 +610,21 @@ class Enrollment:
         recorded over a quiet floor of their own. ``learnt``: the calls
         learnt join the takes of the words ``owed`` (None: of every word;
         ``voice``)."""
-        calls = self.learnt.get(player, {}) if learnt else {}
-        joins = {w: bool(calls.get(w)) and (owed is None or w in owed)
-                 for w in self.takes.get(player, {})}
-        clean = {w: t + ([f for f, _ in calls[w]] if joins[w] else [])
+        joining = self._joining(player, learnt, owed)
+        clean = {w: t + [f for f, _ in joining.get(w, [])]
                  for w, t in self.takes.get(player, {}).items() if words is None or w in words}
         if snr_db is None or snr_db >= NOISY_SNR_DB:
             return clean
         step = float(max(0.0, round(snr_db / SNR_STEP_DB) * SNR_STEP_DB))
         noisy = self._noisy.setdefault((player, step, margin_db), {})
         audio = self.voice(player, learnt, owed)
-        for word in clean:
-            if (word, joins[word]) not in noisy:
+        keys = {w: (w, w in joining) for w in clean}  # a word's copies with or without its calls
+        for word, key in keys.items():
+            if key not in noisy:
                 copies = [noisy_copy(pcm, step, margin_db, i, self.take_digest(player, word, i))
                           for i, pcm in enumerate(audio.get(word, []))]
-                noisy[(word, joins[word])] = [c for c in copies if len(c) >= _least(margin_db)]
-        return {w: clean[w] + noisy[(w, joins[w])] for w in clean}
+                noisy[key] = [c for c in copies if len(c) >= _least(margin_db)]
+        return {w: clean[w] + noisy[keys[w]] for w in clean}
 
     def take_digest(self, player: str, word: str, i: int) -> bytes:
         """The ``digest`` of ``player``'s ``i``-th sample of ``word`` in

@@ -461,7 +461,7 @@ class Segmenter:
         before = [e for ix, e in self._levels if self._onset - span <= ix < self._onset]
         self._before = float(np.median(before)) if before else 0.0
         self._own_peak = max(self._own, default=0.0)
-        self._last_up = self._own_first + len(self._own) * self.frame
+        # (``_last_up`` is set by the caller: the end of the frame it opened at)
 
     def _edge(self, energies: Sequence[float], index_of: Callable[[int], int],
               reference: float, rise_db: float, after_s: float) -> int | None:
