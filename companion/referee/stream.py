@@ -233,7 +233,8 @@ class Heard:
     window it falls in is never ruled a hesitation. ``unseated``: when the
     words came from a hearing that may be of another player's voice (behind
     an array, the caller's adapted model on the seat-masked copy:
-    ``Hearing.vet``), the utterance as judged without that hearing, which
+    ``Hearing.vet``; or the caller's takes alone, in an utterance no
+    recognizer heard a game word in), the utterance as judged without it, which
     stands unless its words come surely from the caller's seat
     (``companion.referee.steered.SteeredEar.says``); None otherwise.
     ``sounded``: seconds, where the voice's first sound rose (the VAD's
@@ -676,6 +677,7 @@ class Listener:
                     sounded = max(sounded, base + spot[1].start)
                     onset = max(sounded, word_at)
         unvetted: tuple[Verdict, list[Word]] | None = None
+        reheard = False  # the call owed was heard in another hearing
         if (not early and (self.masked is not None or self.suppressor is not None
                            or self.adapter is not None)
                 and expected and verdict.outcome in ("unsure", "talk")):
@@ -696,7 +698,7 @@ class Listener:
                     if hearing.vet:
                         unvetted = (verdict, heard)
                     evidence, verdict, heard = second
-                    other_level = True
+                    other_level = reheard = True
                     break
         if not early and expected and verdict.outcome in ("unsure", "talk"):
             was_talk = verdict.outcome == "talk"
@@ -711,6 +713,14 @@ class Listener:
                         # there, as when the cepstral takes alone find it.
                         sounded = max(sounded, base + found[0].start)
                         onset = max(sounded, word_at)
+        if (unvetted is None and not reheard and self.masked is not None and not words
+                and verdict.outcome == "right"):
+            # Behind an array, a call no recognizer heard a game word in, found
+            # by the caller's takes alone, stands only when it came surely from
+            # the caller's seat: on the arrays' development rooms an 80 ms scrap
+            # after another seat's call, its seat not sure, fitted the caller's
+            # takes of the word owed and was taken for the call.
+            unvetted = (Verdict("unsure", 0.0), [])
         if self.trace is not None and not early:
             self.trace.append((evidence, verdict))
         if not early and onset > voice_at and owed != self._owed_at(voice_at):
