@@ -836,6 +836,35 @@ def test_three_witnesses_need_the_takes_two_measures_to_agree() -> None:
     assert decide(replace(ev, template_fit=1.5)).outcome == "mistake"
 
 
+def test_three_witnesses_not_when_the_takes_name_another_word_barely() -> None:
+    """The same correct "six" after the webrtcvad change (dev room 502, 6-mic,
+    talk at 10 dB, round 5; the evidence as the ear recorded it): heard as
+    "ten" (0.731), the raw cepstral gap 0.57 and the embedding gap 0.21
+    against it, and by their own spread the takes of "two" fit it best
+    (1.357), the six's a hair worse (1.386). The recognizer and the takes
+    name different words, and the takes barely tell the six from the two
+    (``template_tie``): unsure, not a mistake. With the six's fit that
+    much worse, the same utterance is three witnesses' mistake; so is a
+    wrong "one" said for a six in a quiet development room (dev room 500,
+    6-mic, round 2), heard as "four" (0.804), the one's takes fitting best
+    (1.394) and the six's 0.22 worse."""
+    heard = (Word("ten", 0.0, 0.92, 0.731),)
+    ev = Evidence(words=heard, decoded=heard, expected=("six",), loud_db=-26.71,
+                  reference_db=-27.23, floor_dbfs=-54.88, template_gap=0.572,
+                  template_word="six", template_fit=1.386, template_best_fit=1.357,
+                  template_best_word="two", enrolled=ENROLLED | WRONG_NUMBERS,
+                  heard_only=WRONG_NUMBERS, embedding_gap=0.212)
+    assert decide(ev).outcome == "unsure"
+    assert decide(replace(ev, template_fit=1.357 + DEFAULT.template_tie)).outcome == "mistake"
+    four = (Word("four", 0.0, 0.33, 0.804),)
+    one = Evidence(words=four, decoded=four, expected=("six",), loud_db=-26.45,
+                   reference_db=-27.92, floor_dbfs=-64.62, template_gap=1.611,
+                   template_word="six", template_fit=1.613, template_best_fit=1.394,
+                   template_best_word="one", enrolled=ENROLLED | WRONG_NUMBERS,
+                   heard_only=WRONG_NUMBERS, embedding_gap=0.224)
+    assert decide(one).outcome == "mistake"
+
+
 def test_three_witnesses_in_steady_noise_when_the_takes_name_the_word_heard() -> None:
     """Jackson's "eight" where "five" is owed, in white noise at 10 dB (the
     generated human set, dev split, session s008; the evidence as the ear

@@ -129,6 +129,18 @@ class Thresholds:
       at 0.88 by both grammars, had the three's takes fit 0.21 worse
       (bench/RESULTS.md, "A grammar of the call built for pocketsphinx's
       lattice").
+    - ``template_tie`` [0.1]: the call owed's takes fitting less than this
+      worse than the nearest word's, each by its own spread, is a tie: no
+      witness against the call for the three-witness rule when the
+      recognizer heard another word than the takes' (``_three_witnesses``).
+      Chosen between the correct "six" of a development room whose takes
+      fitted 0.03 worse than the two's, heard as "ten" and ruled a wrong
+      number, and a wrong "one" of another, said for a six and heard as
+      "four", whose six takes fitted 0.22 worse than the one's and which
+      the rule rightly caught; on the human development set no three
+      witnesses' catch had the takes name a word not heard within
+      ``template_margin`` (bench/RESULTS.md, "Three witnesses not when the
+      takes name another word barely").
     - ``mistake_enrolled`` [0.6]: the confidence a wrong word the player
       enrolled then needs instead of ``mistake``; only for a single heard
       word (the takes are one-word repeats, compared with the stretch of
@@ -327,6 +339,7 @@ class Thresholds:
     template_mistake: float = 0.4
     template_favoured: float = 0.3
     template_margin: float = 0.25
+    template_tie: float = 0.1
     mistake_enrolled: float = 0.6
     mistake_unenrolled: float = 0.8
     template_wrong: float = 1.0
@@ -465,7 +478,14 @@ def _three_witnesses(ev: Evidence, th: Thresholds) -> bool:
     the cepstral witness then names no other word (a correct "six" heard as
     "eight" in talk on a simulated table, the six's takes fitting at 1.34
     and the eight's at 1.44: bench/RESULTS.md, "Three witnesses only when
-    the takes' two measures agree"). Below the clear SNR, over a steady
+    the takes' two measures agree"); nor, when the takes' nearest word is
+    not a word the recognizer heard, when the call owed's fit less than
+    ``template_tie`` worse than it (``owed_fits_close``): the recognizer
+    and the takes then name different words, and the takes barely tell the
+    call from theirs (a correct "six" in the same room heard as "ten", the
+    two's takes fitting at 1.36 and the six's at 1.39: bench/RESULTS.md,
+    "Three witnesses not when the takes name another word barely"). Below
+    the clear SNR, over a steady
     floor (white noise, which the takes' noisy copies model), when the
     recognizer heard one word and the cepstral takes' nearest word is that
     word (``Evidence.template_best_word``): the recognizer and both takes
@@ -483,6 +503,8 @@ def _three_witnesses(ev: Evidence, th: Thresholds) -> bool:
             and ev.template_gap is not None and ev.template_gap >= th.template_mistake
             and ev.template_best_word not in (ev.expected or ())
             and not owed_fits_better(ev)
+            and not (owed_fits_close(ev, th.template_tie)
+                     and ev.template_best_word not in {w.text for w in ev.words})
             and 1 <= len(ev.words) <= th.max_words and not talk_edged(ev)
             and not set(ev.expected or ()) & {w.text for w in ev.decoded}
             and (clear_snr(ev, th) or (_steady_floor(ev) and _takes_heard_alike(ev)))
@@ -550,12 +572,9 @@ def _heard(ev: Evidence, th: Thresholds) -> Verdict:
             return Verdict("unsure", min(least, UNSURE))
         best = ev.template_best_fit
         owed_repeat = ev.template_fit is not None and ev.template_fit <= th.template_fit
-        # How much worse the call owed's takes fit than the nearest word's,
-        # each by its own takes' spread (None: not known).
-        worse_by = None if ev.template_fit is None or best is None else ev.template_fit - best
-        # About as well as the other word's ...
-        owed_close = worse_by is not None and worse_by < th.template_margin
-        owed_better = owed_fits_better(ev)  # ... or better (the raw gap said otherwise).
+        # About as well as the other word's, or better ...
+        owed_close = owed_fits_close(ev, th.template_margin)
+        owed_better = owed_fits_better(ev)  # ... (better: the raw gap said otherwise).
         never_enrolled = not any(w.text in ev.enrolled for w in wrong)
         named = ev.template_best_word in {w.text for w in wrong}  # the takes' word was heard
         if best is not None and best <= th.template_fit:
@@ -618,6 +637,17 @@ def talk_edged(ev: Evidence) -> bool:
     sets caught was cut so (bench/RESULTS.md, "The callers' loudness kept
     all evening")."""
     return ev.risen or ev.cut
+
+
+def owed_fits_close(ev: Evidence, within: float) -> bool:
+    """Whether the caller's takes of the call owed fit the utterance less
+    than ``within`` worse than the takes of the word nearest by raw
+    distance, each by its own takes' spread (``Evidence.template_fit``,
+    ``template_best_fit``), or better: the takes then hardly tell the two
+    apart (``Thresholds.template_margin``, ``template_tie``). False when
+    either fit is unknown (None)."""
+    return (ev.template_fit is not None and ev.template_best_fit is not None
+            and ev.template_fit - ev.template_best_fit < within)
 
 
 def owed_fits_better(ev: Evidence) -> bool:
