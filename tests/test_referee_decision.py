@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -826,12 +827,10 @@ def test_three_witnesses_need_the_takes_two_measures_to_agree() -> None:
     eight's (1.44), so the cepstral takes name no other word: unsure, not a
     mistake. With the six's fit worse than the eight's, the same
     utterance is three witnesses' mistake."""
-    heard = (Word("eight", 0.0, 0.92, 0.774),)
-    ev = Evidence(words=heard, decoded=heard, expected=("six",), loud_db=-26.71,
-                  reference_db=-28.31, floor_dbfs=-56.40, template_gap=0.624,
-                  template_word="six", template_fit=1.344, template_best_fit=1.436,
-                  template_best_word="eight", enrolled=ENROLLED | WRONG_NUMBERS,
-                  heard_only=WRONG_NUMBERS, embedding_gap=0.212)
+    ev = _one_word(Word("eight", 0.0, 0.92, 0.774), expected=("six",), loud_db=-26.71,
+                   reference_db=-28.31, floor_dbfs=-56.40, template_gap=0.624,
+                   template_word="six", template_fit=1.344, template_best_fit=1.436,
+                   template_best_word="eight", embedding_gap=0.212)
     assert decide(ev).outcome == "unsure"
     assert decide(replace(ev, template_fit=1.5)).outcome == "mistake"
 
@@ -848,21 +847,26 @@ def test_three_witnesses_not_when_the_takes_name_another_word_barely() -> None:
     wrong "one" said for a six in a quiet development room (dev room 500,
     6-mic, round 2), heard as "four" (0.804), the one's takes fitting best
     (1.394) and the six's 0.22 worse."""
-    heard = (Word("ten", 0.0, 0.92, 0.731),)
-    ev = Evidence(words=heard, decoded=heard, expected=("six",), loud_db=-26.71,
-                  reference_db=-27.23, floor_dbfs=-54.88, template_gap=0.572,
-                  template_word="six", template_fit=1.386, template_best_fit=1.357,
-                  template_best_word="two", enrolled=ENROLLED | WRONG_NUMBERS,
-                  heard_only=WRONG_NUMBERS, embedding_gap=0.212)
+    ev = _one_word(Word("ten", 0.0, 0.92, 0.731), expected=("six",), loud_db=-26.71,
+                   reference_db=-27.23, floor_dbfs=-54.88, template_gap=0.572,
+                   template_word="six", template_fit=1.386, template_best_fit=1.357,
+                   template_best_word="two", embedding_gap=0.212)
     assert decide(ev).outcome == "unsure"
     assert decide(replace(ev, template_fit=1.357 + DEFAULT.template_tie)).outcome == "mistake"
-    four = (Word("four", 0.0, 0.33, 0.804),)
-    one = Evidence(words=four, decoded=four, expected=("six",), loud_db=-26.45,
-                   reference_db=-27.92, floor_dbfs=-64.62, template_gap=1.611,
-                   template_word="six", template_fit=1.613, template_best_fit=1.394,
-                   template_best_word="one", enrolled=ENROLLED | WRONG_NUMBERS,
-                   heard_only=WRONG_NUMBERS, embedding_gap=0.224)
+    one = _one_word(Word("four", 0.0, 0.33, 0.804), expected=("six",), loud_db=-26.45,
+                    reference_db=-27.92, floor_dbfs=-64.62, template_gap=1.611,
+                    template_word="six", template_fit=1.613, template_best_fit=1.394,
+                    template_best_word="one", embedding_gap=0.224)
     assert decide(one).outcome == "mistake"
+
+
+def _one_word(heard: Word, **recorded: Any) -> Evidence:
+    """The evidence of an utterance in which the recognizer heard the one
+    game word ``heard``, as the ear recorded it (``recorded``: the other
+    fields), from a caller who enrolled the count words and the wrong
+    numbers."""
+    return Evidence(words=(heard,), decoded=(heard,), enrolled=ENROLLED | WRONG_NUMBERS,
+                    heard_only=WRONG_NUMBERS, **recorded)
 
 
 def test_three_witnesses_in_steady_noise_when_the_takes_name_the_word_heard() -> None:
