@@ -860,6 +860,28 @@ def test_three_witnesses_not_when_the_takes_name_another_word_barely() -> None:
     assert decide(one).outcome == "mistake"
 
 
+def test_a_mistake_in_steady_noise_asks_the_speech_embedding_too() -> None:
+    """A correct "seven" in white noise at 10 dB (the ten-round evenings'
+    dev split, s019, heard from the first white-noise round; the evidence
+    as the ear recorded it): heard as "five" (0.986) 7.9 dB over a steady
+    floor, the caller's five takes fitting it best (0.855, the seven's
+    1.232): the takes stand in for the clear SNR, a wrong number. The
+    speech embedding puts the five ahead by only 0.012: unsure. Without
+    the embedding asked the takes' rule stands; with it as far against the
+    call as the least of the wrong numbers caught in white noise (0.233),
+    a mistake."""
+    ev = _one_word(Word("five", 0.05, 0.45, 0.986), expected=("seven",), loud_db=-29.01,
+                   reference_db=-28.56, floor_dbfs=-36.96, steady=True, template_gap=1.044,
+                   template_word="seven", template_fit=1.232, template_best_fit=0.855,
+                   template_best_word="five")
+    assert decide(ev).outcome == "mistake"
+    assert decide(replace(ev, embedding_gap=0.012)).outcome == "unsure"
+    assert decide(replace(ev, embedding_gap=0.233)).outcome == "mistake"
+    # In clear audio the embedding is no bar.
+    clear = replace(ev, floor_dbfs=ev.loud_db - DEFAULT.clear_snr_db, embedding_gap=0.012)
+    assert decide(clear).outcome == "mistake"
+
+
 def _one_word(heard: Word, **recorded: Any) -> Evidence:
     """The evidence of an utterance in which the recognizer heard the one
     game word ``heard``, as the ear recorded it (``recorded``: the other

@@ -631,6 +631,27 @@ def test_a_wrong_number_in_white_noise_three_witnesses_hear_is_caught(tmp_path: 
                                      ["eight"])
 
 
+def test_a_wrong_number_in_white_noise_asks_the_speech_embedding_too(tmp_path: Path) -> None:
+    """The generated development set's round 31 in white noise at 10 dB:
+    Beth says "one" where "six" is owed, heard as "four" some 10 dB over
+    the hiss. Her cepstral takes name the one far ahead of the six, which
+    over that steady floor stands in for clear audio; the speech embedding
+    is asked too and puts the six well behind (``embedding_steady``).
+    ``companion replay`` rules her wrong number; heard again with that bar
+    above anything the embedding can say, the call gets no ruling."""
+    from companion.referee.decision import DEFAULT
+
+    path, t = generated_round(tmp_path, "dev", 31, "white10")
+    wrong = t["calls"][-1]
+    assert (wrong["kind"], wrong["said"], wrong["expected"]) == ("wrong", "one", "six")
+    rulings = replay_file(path)
+    mistakes = [r for r in rulings if r["type"] == "mistake"]
+    assert [(m["player"], m["kind"]) for m in mistakes] == [(wrong["player"], "wrong_number")]
+    assert mistakes[0]["t"] >= wrong["flip_t"]
+    without = replay_at(path, replace(DEFAULT, embedding_steady=math.inf))
+    assert not [r for r in without if r["type"] == "mistake"]
+
+
 def test_a_wrong_number_three_witnesses_hear_is_caught(tmp_path: Path) -> None:
     """The generated development set's round 1 (clean): Abby (george) says
     "seven" where "five" is owed. The recognizer heard "seven" but not

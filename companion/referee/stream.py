@@ -838,6 +838,15 @@ class Listener:
             # the caller's own takes have their say too
             evidence = _with_takes(evidence, matched, self.enrollment, owed.caller)
             verdict = decide(evidence, self.thresholds)
+        if (verdict.outcome == "mistake" and evidence.steady and evidence.embedding_gap is None
+                and not clear_snr(evidence, self.thresholds)):
+            # A mistake in steady noise below the clear SNR, where the caller's
+            # cepstral takes stood in for it: the speech embedding is asked too
+            # (``decision.noisy_mistake_allowed``).
+            gap = self._embedding_gap(pcm[:real], heard, owed)
+            if gap is not None:
+                evidence = replace(evidence, embedding_gap=gap)
+                verdict = decide(evidence, self.thresholds)
         if (verdict.outcome == "right" and matched is not None and expected
                 and (not heard or any(w.text not in expected for w in heard))):
             # The player's own takes overruled the recognizer: the call owed,
@@ -1169,10 +1178,7 @@ class Listener:
             return None
         spot = (None if evidence.spot_start is None or evidence.spot_end is None
                 else (evidence.spot_start, evidence.spot_end))
-        learnt = (owed.caller is None or self.enrollment.weighs_learnt(
-            owed.caller, [w.text for w in heard], owed.heads or ()))
-        told = embedding.witnesses(self.enrollment, owed.caller, owed.heads, pcm,
-                                   [None] if spot is None else [None, spot], learnt)
+        told = self._witnessed(pcm, heard, owed, [None] if spot is None else [None, spot])
         found = told[0] if told else None
         if found is None:
             return None
@@ -1196,6 +1202,29 @@ class Listener:
         words = ([Word(found.word, span[0], rest.start, SURE), rest] if rest is not None
                  else [Word(found.word, *span, SURE)])
         return evidence, judged, words
+
+    def _embedding_gap(self, pcm: npt.NDArray[np.int16], heard: Sequence[Word],
+                       owed: Owed) -> float | None:
+        """The caller's takes' verdict on the call owed in the speech-embedding
+        space (``embedding.witness``: ``Evidence.embedding_gap``) for the
+        whole of ``pcm``, in which the recognizer heard ``heard``; None
+        without an enrollment, or when the witness cannot tell."""
+        if self.enrollment is None:
+            return None
+        told = self._witnessed(pcm, heard, owed, [None])
+        return told[0].gap if told and told[0] is not None else None
+
+    def _witnessed(self, pcm: npt.NDArray[np.int16], heard: Sequence[Word], owed: Owed,
+                   spans: list[tuple[float, float] | None]) -> list[embedding.Witness | None]:
+        """``embedding.witnesses`` of the caller owed for ``spans`` of
+        ``pcm`` (an utterance in which the recognizer heard ``heard``), the
+        calls learnt joining when ``Enrollment.weighs_learnt`` says so. The
+        listener must have an enrollment."""
+        assert self.enrollment is not None
+        learnt = (owed.caller is None or self.enrollment.weighs_learnt(
+            owed.caller, [w.text for w in heard], owed.heads or ()))
+        return embedding.witnesses(self.enrollment, owed.caller, owed.heads, pcm, spans,
+                                   learnt)
 
     def _snr(self, pcm: npt.NDArray[np.int16], span: Word) -> float | None:
         """How far ``span`` of ``pcm`` (seconds from its first sample) is
