@@ -819,7 +819,9 @@ class Listener:
         """The decision on ``evidence``, with the caller's enrolled takes
         weighed in when the recognizer alone leaves it unsure or a mistake
         (``_templates``); the heard words become the call owed when the
-        takes overrule the recognizer. ``loud``: the loud part (seconds
+        takes overrule the recognizer. A mistake they made in steady noise
+        below the clear SNR is put to the speech embedding too
+        (``decision.noisy_mistake_allowed``). ``loud``: the loud part (seconds
         from ``pcm``'s start); ``real``: samples of ``pcm`` that are audio
         (not early padding)."""
         verdict = decide(evidence, self.thresholds)
