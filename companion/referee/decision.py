@@ -765,6 +765,14 @@ def _steady_floor(ev: Evidence) -> bool:
     return ev.floor_dbfs is not None and ev.steady
 
 
+def steady_not_clear(ev: Evidence, th: Thresholds = DEFAULT) -> bool:
+    """Whether the utterance is over a steady floor (``Evidence.steady``,
+    the floor known) and below the clear SNR: where the caller's takes may
+    stand in for clear audio, and a mistake so ruled is put to the speech
+    embedding too (``noisy_mistake_allowed``)."""
+    return _steady_floor(ev) and not clear_snr(ev, th)
+
+
 def noisy_mistake_allowed(ev: Evidence, th: Thresholds = DEFAULT) -> bool:
     """Whether a mistake over a steady floor below the clear SNR may stand
     as far as the speech embedding goes: it was not asked

@@ -62,6 +62,7 @@ from companion.referee.decision import (
     decide,
     expected_of,
     no_rival,
+    steady_not_clear,
     takes_alone,
     takes_find,
     takes_name,
@@ -840,8 +841,8 @@ class Listener:
             # the caller's own takes have their say too
             evidence = _with_takes(evidence, matched, self.enrollment, owed.caller)
             verdict = decide(evidence, self.thresholds)
-        if (verdict.outcome == "mistake" and evidence.steady and evidence.embedding_gap is None
-                and not clear_snr(evidence, self.thresholds)):
+        if (verdict.outcome == "mistake" and evidence.embedding_gap is None
+                and steady_not_clear(evidence, self.thresholds)):
             # A mistake in steady noise below the clear SNR, where the caller's
             # cepstral takes stood in for it: the speech embedding is asked too
             # (``decision.noisy_mistake_allowed``).
