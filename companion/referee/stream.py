@@ -47,7 +47,7 @@ import soxr
 
 from companion.errors import RecognizerError
 from companion.events import Say
-from companion.referee import embedding, heap
+from companion.referee import embedding, heap, hidden_onset
 from companion.referee.adaptation import AdaptationError, Adapter
 from companion.referee.clock import SampleClock
 from companion.referee.decision import (
@@ -239,10 +239,11 @@ class Heard:
     stands unless its words come surely from the caller's seat
     (``companion.referee.steered.SteeredEar.says``); None otherwise.
     ``sounded``: seconds, where the voice's first sound rose (the VAD's
-    onset, or the rise out of talk) when ``onset`` was moved on past it to
-    the word (``WORD_ONSET_DB``): the seat is measured from there, where
-    the voice's direct sound first rises in the beams; None: at
-    ``onset``."""
+    onset, or the rise out of talk) when ``onset`` is elsewhere: moved on
+    past it to the word (``WORD_ONSET_DB``), or back before it over the
+    start of the word a steady floor hid (``hidden_onset``). The seat is
+    measured from there, where the voice's direct sound first rises in the
+    beams; None: at ``onset``."""
 
     onset: float
     end: float
@@ -736,8 +737,9 @@ class Listener:
             return tuple(Word(w.text, w.start + base, w.end + base,
                               w.confidence if own else judged.confidence) for w in words)
 
+        onset = self._unhidden(onset, evidence, verdict, heard, pcm[:real], base, owed)
         result = Heard(onset=onset, end=end, words=placed(heard, verdict), forced=seg.forced,
-                       sounded=sounded if sounded < onset else None,
+                       sounded=sounded if sounded != onset else None,
                        outcome=verdict.outcome, pcm=pcm[:real], rate=self.rate)
         if unvetted is not None:  # as judged before the hearing that must be vetted
             was, words_was = unvetted
@@ -1017,6 +1019,36 @@ class Listener:
         shift = hearing.cut / self.rate
         return evidence, verdict, [Word(w.text, w.start + shift, w.end + shift, w.confidence)
                                    for w in heard]
+
+    def _unhidden(self, onset: float, evidence: Evidence, verdict: Verdict,
+                  heard: Sequence[Word], pcm: npt.NDArray[np.int16], base: float,
+                  owed: Owed) -> float:
+        """``onset`` (table seconds) moved back over the start of the first
+        word heard that a steady floor hid (``hidden_onset.hidden_lead``:
+        the caller's takes of that word, at the call's loudest 10 ms frame
+        from ``onset`` to the word's end, over the segmenter's floor), for a
+        call ruled right or a mistake over a steady floor (the segmenter's
+        last 4 s, ``Segmenter.floor_spread_db``: the call's own samples are
+        mostly the call);
+        never before the flip that made the call owed nor before ``pcm``'s
+        first sample (at ``base`` seconds; word times in seconds from it).
+        ``onset`` unchanged otherwise, or with no takes of that word."""
+        spread = self.segmenter.floor_spread_db
+        if (self.enrollment is None or owed.caller is None or not heard or spread is None
+                or spread > STEADY_SPREAD_DB or verdict.outcome not in ("right", "mistake")):
+            return onset
+        takes = self.enrollment.audio.get(owed.caller, {}).get(heard[0].text)
+        if not takes:
+            return onset
+        frame = round(hidden_onset.FRAME_S * self.rate)
+        a = max(0, round((onset - base) * self.rate))
+        power = hidden_onset.frame_powers(pcm[a:max(a + frame, round(heard[0].end * self.rate))],
+                                          self.rate)
+        if not len(power):
+            return onset
+        floor = 10 ** (self.segmenter.floor_dbfs / 10) * 32768.0 ** 2
+        lead = hidden_onset.hidden_lead(takes, float(power.max()) - floor, floor, self.rate)
+        return max(onset - lead, base, owed.at)
 
     def _steady(self, pcm: npt.NDArray[np.int16]) -> bool:
         """Whether the noise under an utterance (``pcm``, its decoded
