@@ -56,7 +56,7 @@ def frame_powers(pcm: npt.ArrayLike, rate: int) -> npt.NDArray[np.float64]:
 
 def hidden_lead(takes: Sequence[npt.ArrayLike], peak: float, floor: float, rate: int) -> float:
     """Seconds of a word said before it first shows over a steady floor:
-    per take (mono samples at ``rate`` Hz), scaled so its loudest frame has
+    per take (mono samples at ``rate`` Hz, the takes' own), scaled so its loudest frame has
     the call's power ``peak`` (over the floor; mean square, int16 scale),
     the time from its start (``START_DB``) to its first frame that, with
     the floor's power ``floor`` added, stands ``SHOWS_DB`` over the floor;

@@ -72,6 +72,7 @@ from companion.referee.enhance import RATE as SUPPRESSOR_RATE
 from companion.referee.enhance import NoiseSuppressor, StreamCopy
 from companion.referee.recognizer import Recognizer, Word
 from companion.referee.stretch import caller_stretch, frame_power
+from companion.referee.templates import RATE as TAKES_RATE
 from companion.referee.templates import STEADY_SPREAD_DB, Enrollment, Match, steady
 from companion.referee.vad import Segment, Segmenter, VadSettings
 
@@ -1047,7 +1048,7 @@ class Listener:
         if not len(power):
             return onset
         floor = 10 ** (self.segmenter.floor_dbfs / 10) * 32768.0 ** 2
-        lead = hidden_onset.hidden_lead(takes, float(power.max()) - floor, floor, self.rate)
+        lead = hidden_onset.hidden_lead(takes, float(power.max()) - floor, floor, TAKES_RATE)
         return max(onset - lead, base, owed.at)
 
     def _steady(self, pcm: npt.NDArray[np.int16]) -> bool:
