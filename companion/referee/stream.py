@@ -1027,13 +1027,14 @@ class Listener:
         """``onset`` (table seconds) moved back over the start of the first
         word heard that a steady floor hid (``hidden_onset.hidden_lead``:
         the caller's takes of that word, at the call's loudest 10 ms frame
-        from ``onset`` to the word's end, over the segmenter's floor), for a
-        call ruled right or a mistake over a steady floor (the segmenter's
-        last 4 s, ``Segmenter.floor_spread_db``: the call's own samples are
-        mostly the call);
-        never before the flip that made the call owed nor before ``pcm``'s
-        first sample (at ``base`` seconds; word times in seconds from it).
-        ``onset`` unchanged otherwise, or with no takes of that word."""
+        from ``onset`` to the word's end, over the segmenter's floor).
+
+        Only for a call ruled right or a mistake over a steady floor (the
+        segmenter's last 4 s, ``Segmenter.floor_spread_db``; not the
+        utterance's own samples, which are mostly the call), never before
+        the flip that made the call owed nor before ``pcm``'s first sample
+        (at ``base`` seconds; word times in seconds from it). ``onset``
+        unchanged otherwise, or with no takes of that word."""
         spread = self.segmenter.floor_spread_db
         if (self.enrollment is None or owed.caller is None or not heard or spread is None
                 or spread > STEADY_SPREAD_DB or verdict.outcome not in ("right", "mistake")):
