@@ -738,14 +738,16 @@ class Listener:
             return tuple(Word(w.text, w.start + base, w.end + base,
                               w.confidence if own else judged.confidence) for w in words)
 
-        onset = self._unhidden(onset, evidence, verdict, heard, pcm[:real], base, owed)
-        result = Heard(onset=onset, end=end, words=placed(heard, verdict), forced=seg.forced,
-                       sounded=sounded if sounded != onset else None,
+        moved = self._unhidden(onset, evidence, verdict, heard, pcm[:real], base, owed)
+        result = Heard(onset=moved, end=end, words=placed(heard, verdict), forced=seg.forced,
+                       sounded=sounded if sounded != moved else None,
                        outcome=verdict.outcome, pcm=pcm[:real], rate=self.rate)
         if unvetted is not None:  # as judged before the hearing that must be vetted
+            # (at the onset found, which the words it has not heard never moved)
             was, words_was = unvetted
-            result = replace(result, unseated=replace(result, words=placed(words_was, was),
-                                                      outcome=was.outcome))
+            result = replace(result, unseated=replace(
+                result, onset=onset, sounded=sounded if sounded != onset else None,
+                words=placed(words_was, was), outcome=was.outcome))
         sure = verdict.outcome in ("right", "mistake") and min(
             (w.confidence for w in heard), default=0.0) >= STRONG
         if early and not sure:
