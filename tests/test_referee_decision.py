@@ -882,6 +882,29 @@ def test_a_mistake_in_steady_noise_asks_the_speech_embedding_too() -> None:
     assert decide(clear).outcome == "mistake"
 
 
+def test_three_witnesses_naming_the_word_heard_ask_only_the_agreed_loudness() -> None:
+    """A wrong "five" said for a "two" in white noise at 10 dB (the
+    generated human set, dev split, s013, round's last call; the evidence
+    as the ear recorded it): heard as "five" (0.984), the caller's takes
+    fitting the five best (0.785, the two's 1.048) and the embedding 0.37
+    against the call, but said 3.07 dB under the recent calls, past the
+    3 dB line of a voice that may not be the caller's. Three witnesses
+    naming the very word heard ask only the line of the takes and the
+    recognizer agreeing (``caller_agreed_db``): a mistake. Not further
+    down than that, and not when the takes' nearest word is another."""
+    ev = _one_word(Word("five", 0.28, 0.8, 0.984), expected=("two",), loud_db=-29.58,
+                   reference_db=-26.52, floor_dbfs=-35.35, steady=True, template_gap=1.852,
+                   template_word="two", template_fit=1.048, template_best_fit=0.785,
+                   template_best_word="five", embedding_gap=0.369)
+    assert ev.loud_db < ev.reference_db - DEFAULT.caller_db
+    assert decide(ev).outcome == "mistake"
+    quieter = replace(ev, loud_db=ev.reference_db - DEFAULT.caller_agreed_db - 0.1)
+    assert decide(quieter).outcome == "unsure"
+    other = replace(ev, template_best_word="one")
+    assert decide(other).outcome == "unsure"
+    assert decide(replace(other, loud_db=ev.reference_db)).outcome == "unsure"  # not alike
+
+
 def _one_word(heard: Word, **recorded: Any) -> Evidence:
     """The evidence of an utterance in which the recognizer heard the one
     game word ``heard``, as the ear recorded it (``recorded``: the other
@@ -900,7 +923,8 @@ def test_three_witnesses_in_steady_noise_when_the_takes_name_the_word_heard() ->
     takes put the five 0.38 behind: three witnesses name the eight, a
     mistake. Not when the takes' nearest word is another than the word
     heard, nor over a floor that is not steady (talk, clatter), nor without
-    the embedding witness."""
+    the embedding witness, nor from a voice more than ``caller_agreed_db``
+    under the recent calls."""
     heard = (Word("eight", 0.34, 0.75, 0.965),)
     ev = Evidence(words=heard, decoded=heard, expected=("five",), loud_db=-25.49,
                   reference_db=-25.33, floor_dbfs=-34.94, template_gap=0.793,
@@ -913,7 +937,7 @@ def test_three_witnesses_in_steady_noise_when_the_takes_name_the_word_heard() ->
                   replace(ev, steady=False),
                   replace(ev, embedding_gap=None),
                   replace(ev, embedding_gap=DEFAULT.embedding_mistake - 0.01),
-                  replace(ev, reference_db=ev.loud_db + DEFAULT.caller_db + 1.0)):
+                  replace(ev, reference_db=ev.loud_db + DEFAULT.caller_agreed_db + 1.0)):
         assert decide(doubt).outcome == "unsure", doubt
 
 
