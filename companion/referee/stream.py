@@ -738,7 +738,7 @@ class Listener:
             return tuple(Word(w.text, w.start + base, w.end + base,
                               w.confidence if own else judged.confidence) for w in words)
 
-        moved = self._unhidden(onset, evidence, verdict, heard, pcm[:real], base, owed)
+        moved = self._unhidden(onset, verdict, heard, pcm[:real], base, owed)
         result = Heard(onset=moved, end=end, words=placed(heard, verdict), forced=seg.forced,
                        sounded=sounded if sounded != moved else None,
                        outcome=verdict.outcome, pcm=pcm[:real], rate=self.rate)
@@ -1023,23 +1023,21 @@ class Listener:
         return evidence, verdict, [Word(w.text, w.start + shift, w.end + shift, w.confidence)
                                    for w in heard]
 
-    def _unhidden(self, onset: float, evidence: Evidence, verdict: Verdict,
-                  heard: Sequence[Word], pcm: npt.NDArray[np.int16], base: float,
-                  owed: Owed) -> float:
+    def _unhidden(self, onset: float, verdict: Verdict, heard: Sequence[Word],
+                  pcm: npt.NDArray[np.int16], base: float, owed: Owed) -> float:
         """``onset`` (table seconds) moved back over the start of the first
         word heard that a steady floor hid (``hidden_onset.hidden_lead``:
         the caller's takes of that word, at the call's loudest 10 ms frame
         from ``onset`` to the word's end, over the segmenter's floor).
 
         Only for a call ruled right or a mistake over a steady floor (the
-        segmenter's last 4 s, ``Segmenter.floor_spread_db``; not the
-        utterance's own samples, which are mostly the call), never before
+        segmenter's last 4 s, ``_floor_steady``; not the utterance's own
+        samples, which are mostly the call), never before
         the flip that made the call owed nor before ``pcm``'s first sample
         (at ``base`` seconds; word times in seconds from it). ``onset``
         unchanged otherwise, or with no takes of that word."""
-        spread = self.segmenter.floor_spread_db
-        if (self.enrollment is None or owed.caller is None or not heard or spread is None
-                or spread > STEADY_SPREAD_DB or verdict.outcome not in ("right", "mistake")):
+        if (self.enrollment is None or owed.caller is None or not heard
+                or not self._floor_steady() or verdict.outcome not in ("right", "mistake")):
             return onset
         takes = self.enrollment.audio.get(owed.caller, {}).get(heard[0].text)
         if not takes:
@@ -1062,8 +1060,13 @@ class Listener:
         ``STEADY_SPREAD_DB``. Either alone is fooled at times by talk that
         comes and goes: the utterance may fall in a quiet stretch of it, and
         the 4 s be mostly a quiet room around the talk inside the utterance."""
+        return self._floor_steady() and steady(pcm)
+
+    def _floor_steady(self) -> bool:
+        """Whether the last 4 s of frames the segmenter keeps are one level
+        (``Segmenter.floor_spread_db`` within ``STEADY_SPREAD_DB``)."""
         spread = self.segmenter.floor_spread_db
-        return spread is not None and spread <= STEADY_SPREAD_DB and steady(pcm)
+        return spread is not None and spread <= STEADY_SPREAD_DB
 
     def _brief(self, seg: Segment) -> Heard:
         """A voice too short to decode (``Segment.brief``): judged as an
@@ -1418,13 +1421,13 @@ def word_onset(seg: Segment, rate: int, upto: int) -> int:
     ``seg.onset`` to ``upto`` (stream indices) within ``WORD_ONSET_DB`` of
     the loudest 10 ms frame from the onset on, refined to its first 2.5 ms
     sub-frame that is; ``seg.onset`` when none is (``rate`` in Hz)."""
-    frame = rate // 100
+    frame = round(hidden_onset.FRAME_S * rate)
     a = max(0, seg.onset - seg.start)
     x = seg.pcm[a:].astype(np.float64)
-    n = len(x) // frame
+    power = hidden_onset.frame_powers(x, rate)
+    n = len(power)
     if n == 0:
         return seg.onset
-    power = np.mean(x[:n * frame].reshape(n, frame) ** 2, axis=1)
     bar = float(power.max()) * 10 ** (-WORD_ONSET_DB / 10)
     last = min(n, max(0, upto - seg.start - a) // frame + 1)
     above = np.flatnonzero(power[:last] >= bar)
