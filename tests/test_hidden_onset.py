@@ -53,6 +53,61 @@ def test_the_lead_is_the_median_over_the_takes() -> None:
     assert hidden_onset.hidden_lead(takes, peak, peak / 10, RATE) == pytest.approx(0.1)
 
 
+def hiss_then(soft_s: float, seed: int = 0) -> tuple[np.ndarray, int]:
+    """White noise (the whole band to 8 kHz) with, ``soft_s`` seconds before
+    the onset, a soft sound in the speech band (tones of 0.5-3 kHz, 3 dB
+    under the noise's power in all) and, from the onset, a loud one; as
+    ``band_lead`` takes it. Returns the audio and the onset's index."""
+    rng = np.random.default_rng(seed)
+    onset = round((hidden_onset.REFERENCE_S + hidden_onset.LONGEST_S) * RATE)
+    n = onset + round(0.3 * RATE)
+    audio = rng.normal(0, 1000, n)
+    t = np.arange(n) / RATE
+    tones = sum(np.sin(2 * np.pi * f * t + rng.uniform(0, 6.3)) for f in (500, 1100, 1900, 2900))
+    tones *= 1000 * 10 ** (-3 / 20) / np.sqrt(np.mean(tones ** 2))
+    soft = onset - round(soft_s * RATE)
+    audio[soft:onset] += tones[soft:onset]
+    audio[onset:] += 10 * tones[onset:]
+    return audio, onset
+
+
+def test_the_band_lead_is_the_soft_start_under_the_noise() -> None:
+    """A soft start 3 dB under a white noise in all, but in the speech band
+    only, is found by its band spectrum: 0.1 s of it give a lead of 0.1 s,
+    or up to a frame of the spectrum and a hop more (the frame that reaches
+    into it, smoothed with the next); none gives no more than the frame
+    that reaches into the loud part. The lead is capped at ``LONGEST_S``
+    and too little audio says nothing."""
+    frame = hidden_onset.SPECTRUM_S + hidden_onset.FRAME_S
+    audio, _ = hiss_then(0.1)
+    assert 0.1 <= hidden_onset.band_lead(audio, RATE) <= 0.1 + frame
+    audio, _ = hiss_then(0.0)
+    assert hidden_onset.band_lead(audio, RATE) <= hidden_onset.SPECTRUM_S
+    audio, _ = hiss_then(hidden_onset.LONGEST_S)
+    assert hidden_onset.band_lead(audio, RATE) == hidden_onset.LONGEST_S
+    assert hidden_onset.band_lead(audio[:RATE // 10], RATE) == 0.0
+
+
+def test_the_two_witnesses_are_averaged_only_where_the_floor_can_hide_a_word() -> None:
+    """``word_lead``: the takes' lead and the band spectrum's, averaged,
+    when the call's loudest frame stands less than ``START_DB`` over the
+    floor; the takes' alone for a call far over its floor (a quiet room,
+    where the frames before a word hold breath and the room) or with the
+    stream around the onset not known."""
+    take_ = soft_then_loud(0.1, -20.0)
+    peak = float(hidden_onset.frame_powers(take_, RATE).max())
+    audio, _ = hiss_then(0.2)
+    band = hidden_onset.band_lead(audio, RATE)
+    assert 0.2 <= band <= 0.2 + hidden_onset.SPECTRUM_S + hidden_onset.FRAME_S
+    both = hidden_onset.word_lead([take_], RATE, peak, peak / 10, audio, RATE)
+    assert both == pytest.approx((0.1 + band) / 2)
+    far_over = peak / 10 ** (hidden_onset.START_DB / 10) / 2
+    assert hidden_onset.word_lead([take_], RATE, peak, far_over, audio, RATE) == (
+        hidden_onset.hidden_lead([take_], peak, far_over, RATE))
+    assert hidden_onset.word_lead([take_], RATE, peak, peak / 10, None, RATE) == (
+        pytest.approx(0.1))
+
+
 def heard_three(k: int, hiss: bool) -> tuple[float, float, float]:
     """George's "three" (take ``k``) after 4 s of white noise 10 dB under
     it (the mean power of its louder half of 10 ms frames), or of digital

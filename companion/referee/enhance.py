@@ -75,6 +75,13 @@ class StreamCopy:
         while self._out and self.end - (self._out[0][0] + len(self._out[0][1])) > self._keep:
             self._out.popleft()
 
+    def kept(self, start: int, end: int) -> npt.NDArray[np.int16] | None:
+        """The samples of stream indices ``start`` to ``end`` (exclusive),
+        or None when some of them are no longer (or not yet) kept."""
+        if start < 0 or end <= start or end > self.end or not self._out or start < self._out[0][0]:
+            return None
+        return self.copy(start, np.zeros(end - start, dtype=np.int16))
+
     def copy(self, start: int, raw: npt.NDArray[np.int16]) -> npt.NDArray[np.int16]:
         """This hearing of ``raw``, the samples of the stream from index
         ``start`` on: the same length, with the raw samples where it has

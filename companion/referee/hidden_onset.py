@@ -7,12 +7,27 @@ the s) is quieter than the noise, and the onset comes late by as much
 (bench/RESULTS.md, "Measured, nothing changed: where the onset errors come
 from"). The 3-second rule counts from the word's start.
 
-The caller's own takes of the word heard, recorded at setup in a quiet
-room, show how much of the word comes before the point where, said as loud
-as the call, it would first stand ``SHOWS_DB`` over this floor: the onset
-is moved back by that much (``hidden_lead``, the median over the takes).
-In a quiet room nothing moves, since the word stands over the floor from
-its start.
+Two witnesses of how much of the word the noise hid:
+
+- **The caller's takes** (``hidden_lead``). The caller's own takes of the
+  word heard, recorded at setup in a quiet room, show how much of the word
+  comes before the point where, said as loud as the call, it would first
+  stand ``SHOWS_DB`` over this floor (the median over the takes).
+- **The call's own spectrum** (``band_lead``). Just before the onset, the
+  frames whose power in the speech band (``BAND_HZ``), bin by bin over the
+  noise's own spectrum, stands over every frame of the noise heard before
+  them (``REFERENCE_S``): the soft start is quieter than the noise in all,
+  but not in the band where it has its power. Asked only when the call's
+  loudest frame stands less than ``START_DB`` over the floor, where the
+  start of a word can be under it; in a quiet room the frames before a
+  word hold breath and the room, which this would take for the word.
+
+The onset is moved back by the mean of the two (or by the takes' alone
+when the noise before is not known): each alone misses by the spread of
+what it reads (the takes by how this call's start differs from theirs, the
+spectrum by the noise's own ups and downs), and the two misses are apart
+(bench/RESULTS.md, "The start of a word the hiss hides"). In a quiet room
+nothing moves, since the word stands over the floor from its start.
 
 Audio is 16-bit mono PCM; levels are powers (mean square, int16 scale) of
 10 ms frames.
@@ -81,3 +96,93 @@ def hidden_lead(takes: Sequence[npt.ArrayLike], peak: float, floor: float, rate:
     if not leads:
         return 0.0
     return min(LONGEST_S, float(np.median(leads)))
+
+
+BAND_HZ = (300.0, 4000.0)
+"""The band whose power ``band_lead`` weighs, Hz: where every take and call
+of the development recordings (8 kHz, so nothing above 4 kHz) has the
+soft start of a word; below it, hum and rumble."""
+
+SPECTRUM_S = 0.032
+"""The length of each Hann-windowed frame of ``band_lead``'s spectra,
+seconds, one every ``FRAME_S``."""
+
+REFERENCE_S = 0.4
+"""Seconds of noise, before the ``LONGEST_S`` searched, whose spectrum and
+frames ``band_lead`` weighs each frame against."""
+
+SMOOTH_FRAMES = 3
+"""``band_lead`` weighs each frame's band power averaged with its
+neighbours' (this many frames, ``FRAME_S`` apart), the noise's frames
+alike."""
+
+
+def band_ratios(audio: npt.ArrayLike, rate: int, noise: npt.NDArray[np.float64] | None = None,
+                ) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]:
+    """Per frame of ``audio`` (mono samples at ``rate`` Hz; ``SPECTRUM_S``
+    frames every ``FRAME_S``), the mean over the ``BAND_HZ`` bins of its
+    power over ``noise`` (per bin; None: the mean of these frames'),
+    smoothed over ``SMOOTH_FRAMES``: shape ``(frames,)``; and the per-bin
+    spectrum divided by, shape ``(bins,)``. Empty with no whole frame."""
+    x = np.asarray(audio, dtype=np.float64).reshape(-1)
+    size, hop = round(SPECTRUM_S * rate), round(FRAME_S * rate)
+    count = 0 if len(x) < size else 1 + (len(x) - size) // hop
+    freqs = np.fft.rfftfreq(size, 1.0 / rate)
+    band = (freqs >= BAND_HZ[0]) & (freqs < BAND_HZ[1])
+    if not count:
+        return np.zeros(0), np.zeros(int(band.sum())) if noise is None else noise
+    frames = np.lib.stride_tricks.sliding_window_view(x, size)[::hop][:count] * np.hanning(size)
+    power = np.abs(np.fft.rfft(frames, axis=1)[:, band]) ** 2
+    spectrum = power.mean(axis=0) if noise is None else noise
+    ratio = np.mean(power / (spectrum + 1e-12), axis=1)
+    smooth = np.convolve(ratio, np.ones(SMOOTH_FRAMES) / SMOOTH_FRAMES, "same")
+    return smooth, spectrum
+
+
+def band_lead(audio: npt.ArrayLike, rate: int) -> float:
+    """Seconds of a word's start under a noise, by its band spectrum.
+
+    ``audio``: mono samples at ``rate`` Hz, ``REFERENCE_S + LONGEST_S``
+    seconds of them up to the onset found, and on past it (at least a
+    ``SPECTRUM_S`` frame). The first ``REFERENCE_S`` are the noise: their
+    mean spectrum over ``BAND_HZ`` and the largest of their frames' band
+    power over it (``band_ratios``) is the bar. From the last frame centred
+    before the onset back, the frames that pass the bar: the time from the
+    centre of the first of that run, less a quarter frame, to the onset, at
+    most ``LONGEST_S``. 0.0 when the frame before the onset does not pass,
+    or the audio is too short."""
+    x = np.asarray(audio, dtype=np.float64).reshape(-1)
+    split = round(REFERENCE_S * rate)
+    onset = split + round(LONGEST_S * rate)
+    size, hop = round(SPECTRUM_S * rate), round(FRAME_S * rate)
+    if len(x) < onset + size:
+        return 0.0
+    noise, spectrum = band_ratios(x[:split], rate)
+    edge = SMOOTH_FRAMES // 2  # frames smoothed with the zeros past either end
+    if len(noise) <= 2 * edge:
+        return 0.0
+    bar = float(noise[edge:len(noise) - edge].max())
+    ratio, _ = band_ratios(x, rate, spectrum)
+    centres = np.arange(len(ratio)) * hop + size / 2  # samples from the audio's start
+    lead = 0.0
+    for j in range(int(np.searchsorted(centres, onset)) - 1, -1, -1):
+        back = float(onset - centres[j] + size / 4) / rate
+        if onset - centres[j] > LONGEST_S * rate or ratio[j] < bar:
+            break
+        lead = back
+    return float(min(LONGEST_S, lead))
+
+
+def word_lead(takes: Sequence[npt.ArrayLike], takes_rate: int, peak: float, floor: float,
+              audio: npt.ArrayLike | None, rate: int) -> float:
+    """Seconds to move a call's onset back over the start of its word that a
+    steady floor hid: the caller's ``takes`` of the word (``hidden_lead``,
+    at ``takes_rate`` Hz), averaged with the call's band spectrum
+    (``band_lead`` of ``audio``, at ``rate`` Hz) when the call's loudest
+    frame, ``peak`` over the floor's power ``floor`` (mean squares, int16
+    scale), stands less than ``START_DB`` over it and ``audio`` (the
+    stream around the onset, as ``band_lead`` takes it) is known."""
+    lead = hidden_lead(takes, peak, floor, takes_rate)
+    if audio is not None and 0.0 < peak < floor * 10 ** (START_DB / 10):
+        lead = (lead + band_lead(audio, rate)) / 2
+    return lead

@@ -96,6 +96,11 @@ LEAD_S = 0.15
 """Seconds kept before the loud part: the unvoiced start of "six", "seven",
 "three", which sits well below the vowel."""
 
+RECENT_S = 5.0
+"""Seconds of the stream kept for the noise heard before an onset
+(``hidden_onset.band_lead``): a call's utterance, with the noise before it,
+is decoded well within them; a longer one is judged without it."""
+
 TAIL_S = 0.4
 """Seconds kept after the loud part: the final s of "six" and the silence the
 decoder needs to close its last word."""
@@ -393,6 +398,8 @@ class Listener:
         # Another hearing of the same stream fed beside it (``feed``'s ``copy``:
         # an array's seat-masked beam), kept only when there is a twin to decode it.
         self.masked: StreamCopy | None = None
+        # the stream itself, for the noise before an onset (``_unhidden``)
+        self._recent = StreamCopy(keep_s=RECENT_S, rate=self.rate)
         self._copy_resampler = self._new_resampler()
         self.adapter = adapter if recognizer.adaptable else None
         self._adapted: tuple[Path, Recognizer | None] | None = None  # one caller's at a time
@@ -579,6 +586,7 @@ class Listener:
             # (the two resamplers take the same lengths and give the same; if
             # ever not, the raw samples stand in for the copy's missing ones)
             self.masked.add(np.concatenate([copy, model[len(copy):]])[:len(model)], start)
+        self._recent.add(model, first if first is not None else self.segmenter.position)
         if self.suppressor is not None:  # fed what the segmenter is, so their indices agree
             self.suppressor.push(model, first)
         return self.segmenter.push(model, first)
@@ -738,7 +746,7 @@ class Listener:
             return tuple(Word(w.text, w.start + base, w.end + base,
                               w.confidence if own else judged.confidence) for w in words)
 
-        moved = self._unhidden(onset, verdict, heard, pcm[:real], base, owed)
+        moved = self._unhidden(onset, verdict, heard, pcm[:real], base, seg.start + first, owed)
         result = Heard(onset=moved, end=end, words=placed(heard, verdict), forced=seg.forced,
                        sounded=sounded if sounded != moved else None,
                        outcome=verdict.outcome, pcm=pcm[:real], rate=self.rate)
@@ -1024,11 +1032,13 @@ class Listener:
                                    for w in heard]
 
     def _unhidden(self, onset: float, verdict: Verdict, heard: Sequence[Word],
-                  pcm: npt.NDArray[np.int16], base: float, owed: Owed) -> float:
+                  pcm: npt.NDArray[np.int16], base: float, start: int, owed: Owed) -> float:
         """``onset`` (table seconds) moved back over the start of the first
-        word heard that a steady floor hid (``hidden_onset.hidden_lead``:
-        the caller's takes of that word, at the call's loudest 10 ms frame
-        from ``onset`` to the word's end, over the segmenter's floor).
+        word heard that a steady floor hid (``hidden_onset.word_lead``: the
+        caller's takes of that word, at the call's loudest 10 ms frame from
+        ``onset`` to the word's end, over the segmenter's floor; and the
+        stream's band spectrum around the onset, while ``_recent`` keeps it).
+        ``start``: the stream index of ``pcm``'s first sample.
 
         Only for a call ruled right or a mistake over a steady floor (the
         segmenter's last 4 s, ``_floor_steady``; not the utterance's own
@@ -1049,7 +1059,12 @@ class Listener:
         if not len(power):
             return onset
         floor = 10 ** (self.segmenter.floor_dbfs / 10) * 32768.0 ** 2
-        lead = hidden_onset.hidden_lead(takes, float(power.max()) - floor, floor, TAKES_RATE)
+        at = start + round((onset - base) * self.rate)  # the onset's stream index
+        audio = self._recent.kept(
+            at - round((hidden_onset.REFERENCE_S + hidden_onset.LONGEST_S) * self.rate),
+            at + round(hidden_onset.SPECTRUM_S * self.rate))
+        lead = hidden_onset.word_lead(takes, TAKES_RATE, float(power.max()) - floor, floor,
+                                      audio, self.rate)
         return max(onset - lead, base, owed.at)
 
     def _steady(self, pcm: npt.NDArray[np.int16]) -> bool:
