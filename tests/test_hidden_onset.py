@@ -93,7 +93,8 @@ def test_the_two_witnesses_are_averaged_only_where_the_floor_can_hide_a_word() -
     when the call's loudest frame stands less than ``START_DB`` over the
     floor; the takes' alone for a call far over its floor (a quiet room,
     where the frames before a word hold breath and the room) or with the
-    stream around the onset not known."""
+    stream around the onset not known; the band spectrum's alone for a
+    caller with no takes of the word."""
     take_ = soft_then_loud(0.1, -20.0)
     peak = float(hidden_onset.frame_powers(take_, RATE).max())
     audio, _ = hiss_then(0.2)
@@ -106,6 +107,8 @@ def test_the_two_witnesses_are_averaged_only_where_the_floor_can_hide_a_word() -
         hidden_onset.hidden_lead([take_], peak, far_over, RATE))
     assert hidden_onset.word_lead([take_], RATE, peak, peak / 10, None, RATE) == (
         pytest.approx(0.1))
+    assert hidden_onset.word_lead([], RATE, peak, peak / 10, audio, RATE) == band
+    assert hidden_onset.word_lead([], RATE, peak, far_over, audio, RATE) == 0.0
 
 
 def heard_three(k: int, hiss: bool) -> tuple[float, float, float]:

@@ -181,8 +181,10 @@ def word_lead(takes: Sequence[npt.ArrayLike], takes_rate: int, peak: float, floo
     (``band_lead`` of ``audio``, at ``rate`` Hz) when the call's loudest
     frame, ``peak`` over the floor's power ``floor`` (mean squares, int16
     scale), stands less than ``START_DB`` over it and ``audio`` (the
-    stream around the onset, as ``band_lead`` takes it) is known."""
-    lead = hidden_lead(takes, peak, floor, takes_rate)
+    stream around the onset, as ``band_lead`` takes it) is known; the band
+    spectrum's alone when the caller has no takes of the word."""
+    lead = hidden_lead(takes, peak, floor, takes_rate) if takes else None
     if audio is not None and 0.0 < peak < floor * 10 ** (START_DB / 10):
-        lead = (lead + band_lead(audio, rate)) / 2
-    return lead
+        band = band_lead(audio, rate)
+        return band if lead is None else (lead + band) / 2
+    return lead or 0.0

@@ -1045,13 +1045,12 @@ class Listener:
         samples, which are mostly the call), never before
         the flip that made the call owed nor before ``pcm``'s first sample
         (at ``base`` seconds; word times in seconds from it). ``onset``
-        unchanged otherwise, or with no takes of that word."""
-        if (self.enrollment is None or owed.caller is None or not heard
-                or not self._floor_steady() or verdict.outcome not in ("right", "mistake")):
+        unchanged otherwise, or with neither the caller's takes of that word
+        nor the noise before the onset."""
+        if not heard or not self._floor_steady() or verdict.outcome not in ("right", "mistake"):
             return onset
-        takes = self.enrollment.audio.get(owed.caller, {}).get(heard[0].text)
-        if not takes:
-            return onset
+        takes = ([] if self.enrollment is None or owed.caller is None
+                 else self.enrollment.audio.get(owed.caller, {}).get(heard[0].text, []))
         frame = round(hidden_onset.FRAME_S * self.rate)
         a = max(0, round((onset - base) * self.rate))
         power = hidden_onset.frame_powers(pcm[a:max(a + frame, round(heard[0].end * self.rate))],
