@@ -77,7 +77,8 @@ def test_the_band_lead_is_the_soft_start_under_the_noise() -> None:
     or up to a frame of the spectrum and a hop more (the frame that reaches
     into it, smoothed with the next); none gives no more than the frame
     that reaches into the loud part. The lead is capped at ``LONGEST_S``
-    and too little audio says nothing."""
+    and too little audio, or a noise before that is not steady in the band
+    (a louder stretch in it), says nothing."""
     frame = hidden_onset.SPECTRUM_S + hidden_onset.FRAME_S
     audio, _ = hiss_then(0.1)
     assert 0.1 <= hidden_onset.band_lead(audio, RATE) <= 0.1 + frame
@@ -85,7 +86,10 @@ def test_the_band_lead_is_the_soft_start_under_the_noise() -> None:
     assert hidden_onset.band_lead(audio, RATE) <= hidden_onset.SPECTRUM_S
     audio, _ = hiss_then(hidden_onset.LONGEST_S)
     assert hidden_onset.band_lead(audio, RATE) == hidden_onset.LONGEST_S
-    assert hidden_onset.band_lead(audio[:RATE // 10], RATE) == 0.0
+    assert hidden_onset.band_lead(audio[:RATE // 10], RATE) is None
+    audio, _ = hiss_then(0.1)
+    audio[RATE // 10:RATE // 5] *= 2.0  # 0.1 s of the noise before 6 dB louder
+    assert hidden_onset.band_lead(audio, RATE) is None
 
 
 def test_the_two_witnesses_are_averaged_only_where_the_floor_can_hide_a_word() -> None:
@@ -109,6 +113,10 @@ def test_the_two_witnesses_are_averaged_only_where_the_floor_can_hide_a_word() -
         pytest.approx(0.1))
     assert hidden_onset.word_lead([], RATE, peak, peak / 10, audio, RATE) == band
     assert hidden_onset.word_lead([], RATE, peak, far_over, audio, RATE) == 0.0
+    unsteady = audio.copy()
+    unsteady[RATE // 10:RATE // 5] *= 2.0
+    assert hidden_onset.word_lead([take_], RATE, peak, peak / 10, unsteady, RATE) == (
+        pytest.approx(0.1))
 
 
 def heard_three(k: int, hiss: bool) -> tuple[float, float, float]:
