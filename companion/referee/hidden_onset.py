@@ -22,11 +22,13 @@ Two witnesses of how much of the word the noise hid:
   start of a word can be under it; in a quiet room the frames before a
   word hold breath and the room, which this would take for the word.
 
-The onset is moved back by the mean of the two (or by the takes' alone
-when the noise before is not known): each alone misses by the spread of
+The onset is moved back by the mean of the two (by the takes' alone when
+the band cannot tell, and by the band's alone for a word the caller has
+no takes of): each alone misses by the spread of
 what it reads (the takes by how this call's start differs from theirs, the
 spectrum by the noise's own ups and downs), and the two misses are apart
-(bench/RESULTS.md, "The start of a word the hiss hides"). In a quiet room
+(bench/RESULTS.md, "The start of a word the hiss hides: the call's own
+band spectrum"). In a quiet room
 nothing moves, since the word stands over the floor from its start.
 
 Audio is 16-bit mono PCM; levels are powers (mean square, int16 scale) of
@@ -127,26 +129,19 @@ neighbours' (this many frames, ``FRAME_S`` apart), the noise's frames
 alike."""
 
 
-def band_ratios(audio: npt.ArrayLike, rate: int, noise: npt.NDArray[np.float64] | None = None,
-                ) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]:
-    """Per frame of ``audio`` (mono samples at ``rate`` Hz; ``SPECTRUM_S``
-    frames every ``FRAME_S``), the mean over the ``BAND_HZ`` bins of its
-    power over ``noise`` (per bin; None: the mean of these frames'),
-    smoothed over ``SMOOTH_FRAMES``: shape ``(frames,)``; and the per-bin
-    spectrum divided by, shape ``(bins,)``. Empty with no whole frame."""
+def band_power(audio: npt.ArrayLike, rate: int) -> npt.NDArray[np.float64]:
+    """The power of each ``SPECTRUM_S`` Hann-windowed frame of ``audio``
+    (mono samples at ``rate`` Hz, a frame every ``FRAME_S``) in each FFT
+    bin of ``BAND_HZ``: shape ``(frames, bins)``, no frames when shorter
+    than one."""
     x = np.asarray(audio, dtype=np.float64).reshape(-1)
     size, hop = round(SPECTRUM_S * rate), round(FRAME_S * rate)
-    count = 0 if len(x) < size else 1 + (len(x) - size) // hop
-    freqs = np.fft.rfftfreq(size, 1.0 / rate)
-    band = (freqs >= BAND_HZ[0]) & (freqs < BAND_HZ[1])
-    if not count:
-        return np.zeros(0), np.zeros(int(band.sum())) if noise is None else noise
-    frames = np.lib.stride_tricks.sliding_window_view(x, size)[::hop][:count] * np.hanning(size)
-    power = np.abs(np.fft.rfft(frames, axis=1)[:, band]) ** 2
-    spectrum = power.mean(axis=0) if noise is None else noise
-    ratio = np.mean(power / (spectrum + 1e-12), axis=1)
-    smooth = np.convolve(ratio, np.ones(SMOOTH_FRAMES) / SMOOTH_FRAMES, "same")
-    return smooth, spectrum
+    band = np.fft.rfftfreq(size, 1.0 / rate)
+    band = (band >= BAND_HZ[0]) & (band < BAND_HZ[1])
+    if len(x) < size:
+        return np.zeros((0, int(band.sum())))
+    frames = np.lib.stride_tricks.sliding_window_view(x, size)[::hop] * np.hanning(size)
+    return np.abs(np.fft.rfft(frames, axis=1)[:, band]) ** 2
 
 
 def band_lead(audio: npt.ArrayLike, rate: int) -> float | None:
@@ -154,36 +149,37 @@ def band_lead(audio: npt.ArrayLike, rate: int) -> float | None:
 
     ``audio``: mono samples at ``rate`` Hz, ``REFERENCE_S + LONGEST_S``
     seconds of them up to the onset found, and on past it (at least a
-    ``SPECTRUM_S`` frame). The first ``REFERENCE_S`` are the noise: their
-    mean spectrum over ``BAND_HZ`` and the largest of their frames' band
-    power over it (``band_ratios``) is the bar. From the last frame centred
-    before the onset back, the frames that pass the bar: the time from the
-    centre of the first of that run, less a quarter frame, to the onset, at
-    most ``LONGEST_S``; 0.0 when the frame before the onset does not pass.
-    None (it cannot tell) when the audio is too short, or the bar stands
-    more than ``STEADY_BAND_DB`` over the noise's mean."""
+    ``SPECTRUM_S`` frame). The frames within the first ``REFERENCE_S`` are
+    the noise. Each frame's power over the noise's mean spectrum, bin by
+    bin (``band_power``), averaged over the bins and over ``SMOOTH_FRAMES``
+    frames; the largest of the noise's frames (smoothed among themselves)
+    is the bar. From the last frame centred before the onset back, the
+    frames that pass the bar: the time from the centre of the first of
+    that run, less a quarter frame, to the onset, at most ``LONGEST_S``;
+    0.0 when the frame before the onset does not pass. None (it cannot
+    tell) when the audio is too short, or the bar stands more than
+    ``STEADY_BAND_DB`` over the noise's mean."""
     x = np.asarray(audio, dtype=np.float64).reshape(-1)
     split = round(REFERENCE_S * rate)
     onset = split + round(LONGEST_S * rate)
     size, hop = round(SPECTRUM_S * rate), round(FRAME_S * rate)
-    if len(x) < onset + size:
+    noisy = 0 if split < size else 1 + (split - size) // hop  # the noise's frames
+    if len(x) < onset + size or noisy < SMOOTH_FRAMES:
         return None
-    noise, spectrum = band_ratios(x[:split], rate)
-    edge = SMOOTH_FRAMES // 2  # frames smoothed with the zeros past either end
-    if len(noise) <= 2 * edge:
-        return None
-    bar = float(noise[edge:len(noise) - edge].max())
+    power = band_power(x, rate)
+    ratio = np.mean(power / (power[:noisy].mean(axis=0) + 1e-12), axis=1)
+    smooth = np.ones(SMOOTH_FRAMES) / SMOOTH_FRAMES
+    bar = float(np.convolve(ratio[:noisy], smooth, "valid").max())
     if bar > 10 ** (STEADY_BAND_DB / 10):
         return None
-    ratio, _ = band_ratios(x, rate, spectrum)
+    ratio = np.convolve(ratio, smooth, "same")
     centres = np.arange(len(ratio)) * hop + size / 2  # samples from the audio's start
     lead = 0.0
     for j in range(int(np.searchsorted(centres, onset)) - 1, -1, -1):
-        back = float(onset - centres[j] + size / 4) / rate
         if onset - centres[j] > LONGEST_S * rate or ratio[j] < bar:
             break
-        lead = back
-    return float(min(LONGEST_S, lead))
+        lead = float(onset - centres[j] + size / 4) / rate
+    return min(LONGEST_S, lead)
 
 
 def word_lead(takes: Sequence[npt.ArrayLike], takes_rate: int, peak: float, floor: float,
