@@ -98,7 +98,7 @@ def test_the_two_witnesses_are_averaged_only_where_the_floor_can_hide_a_word() -
     floor; the takes' alone for a call far over its floor (a quiet room,
     where the frames before a word hold breath and the room) or with the
     stream around the onset not known; the band spectrum's alone for a
-    caller with no takes of the word."""
+    caller with no takes of the word, its bar ``OVER_BAR`` higher."""
     take_ = soft_then_loud(0.1, -20.0)
     peak = float(hidden_onset.frame_powers(take_, RATE).max())
     audio, _ = hiss_then(0.2)
@@ -111,7 +111,9 @@ def test_the_two_witnesses_are_averaged_only_where_the_floor_can_hide_a_word() -
         hidden_onset.hidden_lead([take_], peak, far_over, RATE))
     assert hidden_onset.word_lead([take_], RATE, peak, peak / 10, None, RATE) == (
         pytest.approx(0.1))
-    assert hidden_onset.word_lead([], RATE, peak, peak / 10, audio, RATE) == band
+    alone = hidden_onset.band_lead(audio, RATE, hidden_onset.OVER_BAR)
+    assert alone is not None and 0.2 <= alone <= band
+    assert hidden_onset.word_lead([], RATE, peak, peak / 10, audio, RATE) == alone
     assert hidden_onset.word_lead([], RATE, peak, far_over, audio, RATE) == 0.0
     unsteady = audio.copy()
     unsteady[RATE // 10:RATE // 5] *= 2.0

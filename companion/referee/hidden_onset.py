@@ -124,13 +124,16 @@ said nothing where the takes saw a hidden start (bench/RESULTS.md, "The
 start of a word the hiss hides: the call's own band spectrum")."""
 
 OVER_BAR = 1.1
-"""A frame is the word when its band power stands this many times over the
-largest of the noise's frames (the bar): the frames of pure noise just
-before a word reach the noise's largest about as often as its own frames
-do, and a run back over them at the bar alone went on into the noise. On
-the development white noise (178 calls) the mean of the two witnesses
-put 2 calls more than 60 ms early at the bar and none at 1.1 times it
-(p95 51 and 48 ms)."""
+"""With no takes beside it, a frame is the word only when its band power
+stands this many times over the largest of the noise's frames: the frames
+of pure noise just before a word reach the noise's largest about as often
+as its own frames do, and a run back over them, which the takes' witness
+halves when there is one, went on into the noise alone (a synthetic "one"
+in white noise at 10 dB, heard without takes, moved 82 ms before its
+start). With the takes beside it the bar is the largest itself: on the
+development sets' white noise 1.1 times it left more onsets over 60 ms
+late (38 against 34 of 641 calls) (bench/RESULTS.md, "The start of a word
+the hiss hides: the call's own band spectrum")."""
 
 SMOOTH_FRAMES = 3
 """``band_lead`` weighs each frame's band power averaged with its
@@ -153,21 +156,22 @@ def band_power(audio: npt.ArrayLike, rate: int) -> npt.NDArray[np.float64]:
     return np.abs(np.fft.rfft(frames, axis=1)[:, band]) ** 2
 
 
-def band_lead(audio: npt.ArrayLike, rate: int) -> float | None:
+def band_lead(audio: npt.ArrayLike, rate: int, over: float = 1.0) -> float | None:
     """Seconds of a word's start under a noise, by its band spectrum.
 
     ``audio``: mono samples at ``rate`` Hz, ``REFERENCE_S + LONGEST_S``
     seconds of them up to the onset found, and on past it (at least a
-    ``SPECTRUM_S`` frame). The frames within the first ``REFERENCE_S`` are
-    the noise. Each frame's power over the noise's mean spectrum, bin by
-    bin (``band_power``), averaged over the bins and over ``SMOOTH_FRAMES``
-    frames; ``OVER_BAR`` times the largest of the noise's frames (smoothed
-    among themselves) is the bar. From the last frame centred before the
-    onset back, the frames that pass the bar: the time from the centre of
-    the first of that run, less a quarter frame, to the onset, at most
-    ``LONGEST_S``; 0.0 when the frame before the onset does not pass. None (it cannot
-    tell) when the audio is too short, or the noise's largest frame stands
-    more than ``STEADY_BAND_DB`` over its mean."""
+    ``SPECTRUM_S`` frame); ``over``, the bar's factor over the noise's
+    largest frame (``OVER_BAR`` for the band alone). The frames within the
+    first ``REFERENCE_S`` are the noise. Each frame's power over the noise's
+    mean spectrum, bin by bin (``band_power``), averaged over the bins and
+    over ``SMOOTH_FRAMES`` frames; ``over`` times the largest of the noise's
+    frames (smoothed among themselves) is the bar. From the last frame
+    centred before the onset back, the frames that pass the bar: the time
+    from the centre of the first of that run, less a quarter frame, to the
+    onset, at most ``LONGEST_S``; 0.0 when the frame before the onset does
+    not pass. None (it cannot tell) when the audio is too short, or the
+    noise's largest frame stands more than ``STEADY_BAND_DB`` over its mean."""
     x = np.asarray(audio, dtype=np.float64).reshape(-1)
     split = round(REFERENCE_S * rate)
     onset = split + round(LONGEST_S * rate)
@@ -181,7 +185,7 @@ def band_lead(audio: npt.ArrayLike, rate: int) -> float | None:
     largest = float(np.convolve(ratio[:noisy], smooth, "valid").max())
     if largest > 10 ** (STEADY_BAND_DB / 10):
         return None
-    bar = largest * OVER_BAR
+    bar = largest * over
     ratio = np.convolve(ratio, smooth, "same")
     centres = np.arange(len(ratio)) * hop + size / 2  # samples from the audio's start
     lead = 0.0
@@ -201,11 +205,11 @@ def word_lead(takes: Sequence[npt.ArrayLike], takes_rate: int, peak: float, floo
     frame, ``peak`` over the floor's power ``floor`` (mean squares, int16
     scale), stands less than ``START_DB`` over it and ``audio`` (the
     stream around the onset, as ``band_lead`` takes it) is known and the
-    band can tell; the band spectrum's alone when the caller has no takes
-    of the word."""
+    band can tell; the band spectrum's alone, its bar ``OVER_BAR`` over
+    the noise's largest frame, when the caller has no takes of the word."""
     lead = hidden_lead(takes, peak, floor, takes_rate) if takes else None
     if audio is not None and 0.0 < peak < floor * 10 ** (START_DB / 10):
-        band = band_lead(audio, rate)
+        band = band_lead(audio, rate, OVER_BAR if lead is None else 1.0)
         if band is not None:
             return band if lead is None else (lead + band) / 2
     return lead or 0.0
