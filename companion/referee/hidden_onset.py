@@ -23,12 +23,12 @@ Two witnesses of how much of the word the noise hid:
   word hold breath and the room, which this would take for the word.
 
 The onset is moved back by the mean of the two (by the takes' alone when
-the band cannot tell, and by the band's alone for a word the caller has
-no takes of): each alone misses by the spread of
-what it reads (the takes by how this call's start differs from theirs, the
-spectrum by the noise's own ups and downs), and the two misses are apart
-(bench/RESULTS.md, "The start of a word the hiss hides: the call's own
-band spectrum"). In a quiet room
+the band cannot tell: over a noise not steady in the band,
+``STEADY_BAND_DB``; and by the band's alone for a word the caller has no
+takes of): each alone misses by the spread of what it reads (the takes by
+how this call's start differs from theirs, the spectrum by the noise's own
+ups and downs), and the two misses are apart (bench/RESULTS.md, "The start
+of a word the hiss hides: the call's own band spectrum"). In a quiet room
 nothing moves, since the word stands over the floor from its start.
 
 Audio is 16-bit mono PCM; levels are powers (mean square, int16 scale) of
