@@ -1052,13 +1052,14 @@ class Listener:
         takes = ([] if self.enrollment is None or owed.caller is None
                  else self.enrollment.audio.get(owed.caller, {}).get(heard[0].text, []))
         frame = round(hidden_onset.FRAME_S * self.rate)
-        a = max(0, round((onset - base) * self.rate))
+        offset = round((onset - base) * self.rate)  # the onset, in samples of ``pcm``
+        a = max(0, offset)
         power = hidden_onset.frame_powers(pcm[a:max(a + frame, round(heard[0].end * self.rate))],
                                           self.rate)
         if not len(power):
             return onset
         floor = 10 ** (self.segmenter.floor_dbfs / 10) * 32768.0 ** 2
-        at = start + round((onset - base) * self.rate)  # the onset's stream index
+        at = start + offset  # the onset's stream index
         audio = self._recent.kept(
             at - round((hidden_onset.REFERENCE_S + hidden_onset.LONGEST_S) * self.rate),
             at + round(hidden_onset.SPECTRUM_S * self.rate))
