@@ -104,20 +104,20 @@ def test_the_two_witnesses_are_averaged_only_where_the_floor_can_hide_a_word() -
     audio, _ = hiss_then(0.2)
     band = hidden_onset.band_lead(audio, RATE)
     assert 0.2 <= band <= 0.2 + hidden_onset.SPECTRUM_S + hidden_onset.FRAME_S
-    both = hidden_onset.word_lead([take_], RATE, peak, peak / 10, audio, RATE)
+    both = hidden_onset.word_lead([take_], peak, peak / 10, RATE, audio, RATE)
     assert both == pytest.approx((0.1 + band) / 2)
     far_over = peak / 10 ** (hidden_onset.START_DB / 10) / 2
-    assert hidden_onset.word_lead([take_], RATE, peak, far_over, audio, RATE) == (
+    assert hidden_onset.word_lead([take_], peak, far_over, RATE, audio, RATE) == (
         hidden_onset.hidden_lead([take_], peak, far_over, RATE))
-    assert hidden_onset.word_lead([take_], RATE, peak, peak / 10, None, RATE) == (
+    assert hidden_onset.word_lead([take_], peak, peak / 10, RATE, None, RATE) == (
         pytest.approx(0.1))
     alone = hidden_onset.band_lead(audio, RATE, hidden_onset.OVER_BAR)
     assert alone is not None and 0.2 <= alone <= band
-    assert hidden_onset.word_lead([], RATE, peak, peak / 10, audio, RATE) == alone
-    assert hidden_onset.word_lead([], RATE, peak, far_over, audio, RATE) == 0.0
+    assert hidden_onset.word_lead([], peak, peak / 10, RATE, audio, RATE) == alone
+    assert hidden_onset.word_lead([], peak, far_over, RATE, audio, RATE) == 0.0
     unsteady = audio.copy()
     unsteady[RATE // 10:RATE // 5] *= 2.0
-    assert hidden_onset.word_lead([take_], RATE, peak, peak / 10, unsteady, RATE) == (
+    assert hidden_onset.word_lead([take_], peak, peak / 10, RATE, unsteady, RATE) == (
         pytest.approx(0.1))
 
 

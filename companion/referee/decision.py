@@ -519,6 +519,7 @@ def _three_witnesses(ev: Evidence, th: Thresholds) -> bool:
     in white noise, and a wrong "eight" 5.1 dB under them in a quiet room,
     on the development splits: bench/RESULTS.md, "Three witnesses naming
     the word heard, at the agreed loudness line")."""
+    alike = _takes_heard_alike(ev)
     return (ev.embedding_gap is not None and ev.embedding_gap >= th.embedding_mistake
             and ev.template_gap is not None and ev.template_gap >= th.template_mistake
             and ev.template_best_word not in (ev.expected or ())
@@ -527,9 +528,8 @@ def _three_witnesses(ev: Evidence, th: Thresholds) -> bool:
                      and ev.template_best_word not in {w.text for w in ev.words})
             and 1 <= len(ev.words) <= th.max_words and not talk_edged(ev)
             and not set(ev.expected or ()) & {w.text for w in ev.decoded}
-            and (clear_snr(ev, th) or (_steady_floor(ev) and _takes_heard_alike(ev)))
-            and _as_loud_as_calls(
-                ev, th.caller_agreed_db if _takes_heard_alike(ev) else th.caller_db))
+            and (clear_snr(ev, th) or (_steady_floor(ev) and alike))
+            and _as_loud_as_calls(ev, th.caller_agreed_db if alike else th.caller_db))
 
 
 def _takes_heard_alike(ev: Evidence) -> bool:

@@ -196,7 +196,7 @@ def band_lead(audio: npt.ArrayLike, rate: int, over: float = 1.0) -> float | Non
     return min(LONGEST_S, lead)
 
 
-def word_lead(takes: Sequence[npt.ArrayLike], takes_rate: int, peak: float, floor: float,
+def word_lead(takes: Sequence[npt.ArrayLike], peak: float, floor: float, takes_rate: int,
               audio: npt.ArrayLike | None, rate: int) -> float:
     """Seconds to move a call's onset back over the start of its word that a
     steady floor hid: the caller's ``takes`` of the word (``hidden_lead``,

@@ -1063,7 +1063,7 @@ class Listener:
         audio = self._recent.kept(
             at - round((hidden_onset.REFERENCE_S + hidden_onset.LONGEST_S) * self.rate),
             at + round(hidden_onset.SPECTRUM_S * self.rate))
-        lead = hidden_onset.word_lead(takes, TAKES_RATE, float(power.max()) - floor, floor,
+        lead = hidden_onset.word_lead(takes, float(power.max()) - floor, floor, TAKES_RATE,
                                       audio, self.rate)
         return max(onset - lead, base, owed.at)
 
