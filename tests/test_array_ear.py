@@ -637,6 +637,42 @@ def test_music_clearly_ahead_names_its_seat_when_the_rise_names_another() -> Non
     assert seats.agreement(rises, music, sure, expected="Abby") == ("Abby", 1.0)
 
 
+def test_music_alone_does_not_overrule_the_rise_and_whitened_music_naming_the_caller() -> None:
+    # Ezra's "five" in talk at 5 dB (a dev room, seed 500, round 1, 4-mic):
+    # the rise names Ezra by 1.27 dB and whitened MUSIC by 0.45 dB, short of
+    # their bars together, while plain MUSIC names Fran, a talker going on
+    # through the call, 3.5 dB ahead. The call is Ezra's seat, unsure (a
+    # voice of no seat, which the engine may take as the caller's), not
+    # Fran's (which no call of Ezra's can be).
+    rises = {"Debbie": 20.0, "Ezra": 21.27, "Fran": 20.0, "Abby": 19.5}
+    music = {"Debbie": -5.0, "Ezra": -4.0, "Fran": 0.0, "Abby": -3.5}
+    whitened = {"Debbie": -1.2, "Ezra": 0.0, "Fran": -0.45, "Abby": -2.0}
+    player, confidence = seats.agreement(rises, music, whitened, expected="Ezra")
+    assert (player, confidence < 1.0) == ("Ezra", True)
+    # For any other player's turn MUSIC alone still names Fran.
+    assert seats.agreement(rises, music, whitened, expected="Debbie") == ("Fran", 1.0)
+    assert seats.agreement(rises, music, whitened) == ("Fran", 1.0)
+    # Nor when whitened MUSIC names another seat than the rise's.
+    apart = {**whitened, "Abby": 0.5}
+    assert seats.agreement(rises, music, apart, expected="Ezra") == ("Fran", 1.0)
+
+
+def test_a_callers_call_in_talk_is_not_given_to_the_talker_music_hears(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Seed 503's first round of the arrays benchmark, talk at 10 dB: plain
+    # MUSIC names Abby's seat for Carter's "three" (a talker going on
+    # through it) while the rise and whitened MUSIC name Carter's, each
+    # short of its bar. The call is ruled Carter's. With the seat whose turn
+    # it is withheld from the seat estimate, MUSIC alone gives the voice to
+    # Abby and no call of Carter's is ruled in that window.
+    real = seats.agreement
+    _ruled_right_only_by(tmp_path, 503 * 1000, 2, ("Carter", "three"),
+                         lambda: monkeypatch.setattr(
+                             seats, "agreement",
+                             lambda rises, music, whitened, expected=None:
+                             real(rises, music, whitened)))
+
+
 def test_a_call_joined_to_talk_is_heard_alone_in_its_seat_masked_stretch(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     # The arrays benchmark's seed 502, fourth round: Carter's "three" comes

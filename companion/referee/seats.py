@@ -45,7 +45,9 @@ evidence than one from another seat, which would keep the caller's own
 call from being theirs. MUSIC clearly ahead names its seat even when the
 rise names another: in a quiet room a small array's beams are broad and
 the rise's best seat often leads by a hair, while MUSIC, with one voice in
-the room, is sharp. A split call says nothing about the seat.
+the room, is sharp; but not when the rise and whitened MUSIC both name the
+seat whose turn it is (in talk MUSIC's strongest source may be a talker).
+A split call says nothing about the seat.
 
 MUSIC is written here in numpy, not taken from pyroomacoustics at run time:
 importing that package brings all of it and scipy, more memory than the
@@ -206,7 +208,14 @@ def agreement(rises: Mapping[str, float], music: Mapping[str, float],
     the bar is the lead at which MUSIC alone named no wrong seat, and in a
     quiet room the rise of a small array's broad beams often names a seat
     by a fraction of a dB (another player saying the number before the
-    caller was then no one's voice, and counted as the caller's)."""
+    caller was then no one's voice, and counted as the caller's). Not when
+    the rise and whitened MUSIC both name the ``expected`` seat: the seat
+    then stays theirs, unsure. In talk plain MUSIC's one source is often a
+    talker going on through the call, which whitening removes; on the
+    arrays' development rooms MUSIC alone gave callers' own calls in talk
+    to a talker's seat this way, and never named a wrong-seat round's
+    other player against those two (bench/RESULTS.md, "MUSIC alone not
+    against the rise and whitened MUSIC naming the caller")."""
     best, rise_lead = best_lead(rises)
     music_best, music_lead = best_lead(music)
     whitened_best, whitened_lead = best_lead(whitened)
@@ -220,9 +229,13 @@ def agreement(rises: Mapping[str, float], music: Mapping[str, float],
         lead = rise_lead / SURE_DB + sum(agreeing)
     elif agreeing:
         lead = max([*agreeing, rise_lead / SURE_DB if music_best == best else 0.0])
-    if lead < 1.0 and music_best != best and music_lead >= MUSIC_SURE_DB:
+    if (lead < 1.0 and music_best != best and music_lead >= MUSIC_SURE_DB
+            and not (best == expected and whitened_best == best)):
         # MUSIC alone, clearly ahead: in a quiet room the small array's beams
-        # are broad and the rise names a seat by a hair.
+        # are broad and the rise names a seat by a hair. Not against the
+        # rise and whitened MUSIC both naming the caller: in talk, plain
+        # MUSIC's strongest source is often a talker who went on through
+        # the call.
         return music_best, 1.0
     return best, min(1.0, max(0.0, lead))
 
