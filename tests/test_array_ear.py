@@ -359,8 +359,9 @@ def _ruled_right_only_by(tmp_path: Path, round_seed: int, index: int, truth: tup
     """In the arrays benchmark's talk-at-10-dB round ``round_seed`` (usb4,
     each player's three takes enrolled), call ``index`` (``truth``: its
     player and word, a right call) is ruled right, with no mistake in the
-    round; after ``withhold()`` (one hearing patched out) no call of that
-    player is ruled in its window, and no other ruling moves."""
+    round; after ``withhold()`` (one hearing, or one witness of the seat,
+    patched out) no call of that player is ruled in its window, and no
+    other ruling moves."""
     rendered = roomsim.render_session(tmp_path, "r", condition="talk10", array="usb4",
                                       seed=round_seed, enroll=3)
     call = rendered.calls[index]
