@@ -73,6 +73,8 @@ def test_finger_guns_picks_on_two_phones(browser: Any, served: tuple[Hub, PageSe
     table.click("text=Start the countdown")
     abby.click('#fg-own button:has-text("Abby-2")')
     beth.click('#fg-own button:has-text("Beth-3")')
+    # Both picks reach the table before the lock (under load one arrived after it).
+    expect(abby.locator("#fg-mine")).to_have_text("Your picks: at Carter, card Abby-2 (locked).")
     expect(beth.locator("#fg-mine")).to_have_text("Your picks: at Abby, card Beth-3 (locked).")
     table.click("text=Lock (countdown over)")
     # Abby's 3 hits Carter, who held fire; Beth's shield guards only Beth.
