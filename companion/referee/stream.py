@@ -578,15 +578,15 @@ class Listener:
         if self._jump:
             first, self._jump = self._model_base, False
         model = np.asarray(model, dtype=np.int16)
+        start = first if first is not None else self.segmenter.position  # model[0]'s index
         if copy is not None and self.masked is not None:
-            start = first if first is not None else self.segmenter.position
             if self._copy_resampler is not None:
                 copy = np.asarray(self._copy_resampler.resample_chunk(copy, last=last),
                                   dtype=np.int16)
             # (the two resamplers take the same lengths and give the same; if
             # ever not, the raw samples stand in for the copy's missing ones)
             self.masked.add(np.concatenate([copy, model[len(copy):]])[:len(model)], start)
-        self._recent.add(model, first if first is not None else self.segmenter.position)
+        self._recent.add(model, start)
         if self.suppressor is not None:  # fed what the segmenter is, so their indices agree
             self.suppressor.push(model, first)
         return self.segmenter.push(model, first)
