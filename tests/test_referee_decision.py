@@ -1001,3 +1001,27 @@ def test_an_utterance_ended_where_another_voice_rose_is_no_mistake() -> None:
                   calls=(("two",),), heard_only=WRONG_NUMBERS, cut=True)
     assert decide(ev).outcome == "unsure"
     assert decide(replace(ev, cut=False)).outcome == "mistake"
+
+
+def test_the_takes_overrule_a_word_heard_only_while_the_embedding_names_no_other() -> None:
+    """Jackson's "two" where "seven" is owed, in white noise at 10 dB (the
+    generated human set, dev split, s028; the evidence as the ear recorded
+    it): heard as "two" (0.99), his seven takes fitting it 0.18 better than
+    any other word's, which made it the call owed. His speech-embedding
+    takes put another word 0.35 ahead of the seven: the recognizer and the
+    embedding name another word, so the takes alone do not make it the
+    call; unsure, never a mistake. George's correct "two three" in the same
+    noise (s016), heard as the round's sound (0.80), its embedding 0.27
+    against: the takes still overrule."""
+    wrong = _one_word(Word("two", 0.30, 0.85, 0.99), expected=("seven",), loud_db=-29.10,
+                      reference_db=-27.87, floor_dbfs=-37.80, steady=True,
+                      template_gap=-0.181, template_word="seven", template_fit=0.834,
+                      template_best_fit=0.834, template_best_word="seven")
+    assert decide(wrong).outcome == "right"  # the stream has not asked the embedding
+    assert decide(replace(wrong, embedding_gap=0.353)).outcome == "unsure"
+    assert decide(replace(wrong, embedding_gap=DEFAULT.embedding_veto - 0.01)).outcome == "right"
+    right = _one_word(Word("hmmrrr", 0.31, 0.64, 0.803), expected=("two", "three"),
+                      loud_db=-23.28, reference_db=-27.51, floor_dbfs=-35.52, steady=True,
+                      template_gap=-0.164, template_word="two", template_fit=0.687,
+                      template_best_fit=0.687, template_best_word="two", embedding_gap=0.269)
+    assert decide(right).outcome == "right"

@@ -734,3 +734,29 @@ def test_the_ear_keeps_a_callers_sure_calls_beside_their_takes_all_evening(
     quiet = Enrollment()
     hear(quiet, learn=False)
     assert quiet.takes and not quiet.learnt
+
+
+def test_a_wrong_number_the_takes_overrule_is_not_taken_when_the_embedding_names_another(
+        tmp_path: Path) -> None:
+    """The generated development set's round 17 in white noise at 10 dB:
+    Carter (lucas) says "nine" where "three" is owed, heard as "five"
+    (0.97). Decoded early, before the utterance's quiet, his cepstral takes
+    fit the three a little better than any other word, which alone would
+    make it the call owed; his speech-embedding takes put another word
+    well ahead (``embedding_veto``), so the early endpoint leaves it open.
+    Heard whole, his cepstral takes name the five too: three witnesses, a
+    wrong number. Heard again with that bar above anything the embedding
+    can say, the out-of-range call is taken as the three."""
+    from companion.referee.decision import DEFAULT
+
+    path, t = generated_round(tmp_path, "dev", 17, "white10")
+    wrong = t["calls"][-1]
+    assert (wrong["kind"], wrong["said"], wrong["expected"]) == ("oov", "nine", "three")
+
+    def ruled(rulings: list[dict[str, Any]]) -> list[tuple[str, str]]:
+        return [(r["type"], r.get("kind", "")) for r in rulings
+                if r["type"] in ("call_ok", "mistake")
+                and r["player"] == wrong["player"] and r["t"] >= wrong["flip_t"]]
+
+    assert ruled(replay_file(path)) == [("mistake", "wrong_number")]
+    assert ruled(replay_at(path, replace(DEFAULT, embedding_veto=math.inf))) == [("call_ok", "")]

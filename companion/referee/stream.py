@@ -66,6 +66,7 @@ from companion.referee.decision import (
     takes_alone,
     takes_find,
     takes_name,
+    takes_overrule,
     talk_edged,
 )
 from companion.referee.enhance import RATE as SUPPRESSOR_RATE
@@ -835,9 +836,10 @@ class Listener:
         (``_templates``); the heard words become the call owed when the
         takes overrule the recognizer. A mistake they made in steady noise
         below the clear SNR is put to the speech embedding too
-        (``decision.noisy_mistake_allowed``). ``loud``: the loud part (seconds
-        from ``pcm``'s start); ``real``: samples of ``pcm`` that are audio
-        (not early padding)."""
+        (``decision.noisy_mistake_allowed``), and so is a word the
+        recognizer heard that they overrule (``Thresholds.embedding_veto``).
+        ``loud``: the loud part (seconds from ``pcm``'s start); ``real``:
+        samples of ``pcm`` that are audio (not early padding)."""
         verdict = decide(evidence, self.thresholds)
         floor, expected = self.segmenter.floor_dbfs, evidence.expected
         # the loudest heard word's level over the floor
@@ -859,6 +861,15 @@ class Listener:
             # A mistake in steady noise below the clear SNR, where the caller's
             # cepstral takes stood in for it: the speech embedding is asked too
             # (``decision.noisy_mistake_allowed``).
+            gap = self._embedding_gap(pcm[:real], heard, owed)
+            if gap is not None:
+                evidence = replace(evidence, embedding_gap=gap)
+                verdict = decide(evidence, self.thresholds)
+        if (verdict.outcome == "right" and matched is not None and expected and heard
+                and any(w.text not in expected for w in heard)
+                and evidence.embedding_gap is None and takes_overrule(evidence, self.thresholds)):
+            # The takes overrule a word the recognizer heard: the speech
+            # embedding may name another word too (``Thresholds.embedding_veto``).
             gap = self._embedding_gap(pcm[:real], heard, owed)
             if gap is not None:
                 evidence = replace(evidence, embedding_gap=gap)
@@ -1228,13 +1239,16 @@ class Listener:
         words: the owed word the takes named over the heard words' stretch
         (the ``loud`` part, seconds from ``pcm``'s start, when none was
         heard), and a twin's second number
-        after it as ``_twin_rest`` finds it. None: no enrollment, or the
+        after it as ``_twin_rest`` finds it. None: no enrollment, the
         witness could not tell (not installed, the caller or the word owed
-        not enrolled)."""
+        not enrolled), or it was asked already (``_weigh``) and no stretch
+        was spotted since."""
         if self.enrollment is None:
             return None
         spot = (None if evidence.spot_start is None or evidence.spot_end is None
                 else (evidence.spot_start, evidence.spot_end))
+        if spot is None and evidence.embedding_gap is not None:
+            return None  # decided with that very gap: asking again tells nothing new
         told = self._witnessed(pcm, heard, owed, [None] if spot is None else [None, spot])
         found = told[0] if told else None
         if found is None:
