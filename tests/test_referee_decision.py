@@ -1010,9 +1010,9 @@ def test_the_takes_overrule_a_word_heard_only_while_the_embedding_names_no_other
     any other word's, which made it the call owed. His speech-embedding
     takes put another word 0.35 ahead of the seven: the recognizer and the
     embedding name another word, so the takes alone do not make it the
-    call; unsure, never a mistake. George's correct "two three" in the same
-    noise (s016), heard as the round's sound (0.80), its embedding 0.27
-    against: the takes still overrule."""
+    call; unsure, never a mistake. Jackson's correct "two three" in the
+    same noise (s016), heard as the round's sound (0.80), its embedding
+    0.27 against: the takes still overrule."""
     wrong = _one_word(Word("two", 0.30, 0.85, 0.99), expected=("seven",), loud_db=-29.10,
                       reference_db=-27.87, floor_dbfs=-37.80, steady=True,
                       template_gap=-0.181, template_word="seven", template_fit=0.834,

@@ -865,19 +865,21 @@ class Listener:
             if gap is not None:
                 evidence = replace(evidence, embedding_gap=gap)
                 verdict = decide(evidence, self.thresholds)
-        if (verdict.outcome == "right" and matched is not None and expected and heard
-                and any(w.text not in expected for w in heard)
-                and evidence.embedding_gap is None and takes_overrule(evidence, self.thresholds)):
+        overruled = (verdict.outcome == "right" and matched is not None and bool(expected)
+                     and (not heard or any(w.text not in expected for w in heard)))
+        if (overruled and heard and evidence.embedding_gap is None
+                and takes_overrule(evidence, self.thresholds)):
             # The takes overrule a word the recognizer heard: the speech
             # embedding may name another word too (``Thresholds.embedding_veto``).
             gap = self._embedding_gap(pcm[:real], heard, owed)
             if gap is not None:
                 evidence = replace(evidence, embedding_gap=gap)
                 verdict = decide(evidence, self.thresholds)
-        if (verdict.outcome == "right" and matched is not None and expected
-                and (not heard or any(w.text not in expected for w in heard))):
+                overruled = verdict.outcome == "right"
+        if overruled:
             # The player's own takes overruled the recognizer: the call owed,
             # and the rest of a twin after its first word.
+            assert matched is not None  # (``overruled`` asks it)
             rest = self._twin_rest(pcm, heard, owed, matched.word, snr)
             heard = ([Word(matched.word, span[0], rest.start, SURE), rest] if rest is not None
                      else [Word(matched.word, *span, SURE)])
