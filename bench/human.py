@@ -448,7 +448,8 @@ TARGETS: dict[str, str] = {
     "accuracy clean": ">= 98%", "accuracy white10": ">= 93%",
     "accuracy babble10": ">= 85%", "accuracy farfield_babble15": ">= 85%",
     "wrong no. caught clean": "100% (every wrong number caught)",
-    "onset p95": "<= 60 ms", "latency median": "<= 150 ms", "CPU RTF": "<= 0.1",
+    "onset p95": "<= 60 ms", "latency median": "<= 150 ms every condition",
+    "CPU RTF": "<= 0.1 every condition",
     "peak memory": "<= 150 MB",
 }
 """Issue 17's targets on the human-voice set (every condition, the default recognizer)."""
@@ -489,15 +490,19 @@ def target_rows(res: dict[str, Any], split: str, conditions: list[str]) -> list[
         ", ".join(f"{c} {per[c]['onset p95 ms']}" for c in conditions),
         all(v <= 60 for v in on.values()))
     pooled = at(None)
+    # (the issue's targets hold in every condition: the worst one is judged;
+    # a condition with no ruling timed has no median to judge)
+    lat = {c: _num(per[c]["latency med ms"]) for c in conditions}
     add("ruling latency median", TARGETS["latency median"],
         f"{pooled['latency med ms']} ms all conditions; worst "
         + max((f"{per[c]['latency med ms']} ms ({c})" for c in conditions),
               key=lambda s: _num(s) if not math.isnan(_num(s)) else -1),
-        _num(pooled["latency med ms"]) <= 150)
+        all(math.isnan(v) or v <= 150 for v in lat.values()))
+    rtf = {c: _num(per[c]["CPU RTF"]) for c in conditions}
     add("real-time factor (CPU)", TARGETS["CPU RTF"],
         f"{pooled['CPU RTF']} all conditions ({pooled['decoded s/s']} s of audio decoded "
         "per s); worst " + max((f"{per[c]['CPU RTF']} ({c})" for c in conditions), key=_num),
-        _num(pooled["CPU RTF"]) <= 0.1)
+        all(v <= 0.1 for v in rtf.values()))
     add("peak memory", TARGETS["peak memory"], f"{res['peak_mb']:.0f} MB",
         res["peak_mb"] <= 150)
     return rows

@@ -221,3 +221,30 @@ def test_the_human_table_keeps_the_callers_loudness_from_round_to_round() -> Non
     human.replay_session(backend, rounds[1], fresh)
     assert kept[0][0].reference_db is not None
     assert fresh[0][0].reference_db is None
+
+
+def test_the_latency_and_cpu_targets_are_judged_in_every_condition() -> None:
+    # Issue 17's targets hold in every condition: a slow far field is not
+    # hidden by a pooled median or a pooled real-time factor that meet them.
+    import human
+
+    def call(condition: str, latency: float) -> dict:
+        return {"split": "dev", "condition": condition, "reached": True, "kind": "right",
+                "verdict": "right", "ok": True, "mistake": False, "onset_err": 0.01,
+                "latency": latency}
+
+    def timing(condition: str, cpu: float) -> dict:
+        return {"split": "dev", "condition": condition, "cpu": cpu, "seconds": 10.0,
+                "decoded": 10.0}
+
+    def rows(far_latency: float, far_cpu: float) -> dict[str, str]:
+        res = {"records": [call("clean", 0.1)] * 3 + [call("farfield_babble15", far_latency)],
+               "timing": [timing("clean", 0.3), timing("farfield_babble15", far_cpu)],
+               "peak_mb": 100.0}
+        got = human.target_rows(res, "dev", ["clean", "farfield_babble15"])
+        return {r[0]: r[3] for r in got}
+
+    fine = rows(0.14, 0.9)
+    assert fine["ruling latency median"] == fine["real-time factor (CPU)"] == "met"
+    slow = rows(0.3, 1.2)  # pooled: median 100 ms, real-time factor 0.075
+    assert slow["ruling latency median"] == slow["real-time factor (CPU)"] == "**not met**"
