@@ -861,21 +861,15 @@ class Listener:
             # A mistake in steady noise below the clear SNR, where the caller's
             # cepstral takes stood in for it: the speech embedding is asked too
             # (``decision.noisy_mistake_allowed``).
-            gap = self._embedding_gap(pcm[:real], heard, owed)
-            if gap is not None:
-                evidence = replace(evidence, embedding_gap=gap)
-                verdict = decide(evidence, self.thresholds)
+            evidence, verdict = self._with_embedding(evidence, verdict, pcm[:real], heard, owed)
         overruled = (verdict.outcome == "right" and matched is not None and bool(expected)
                      and (not heard or any(w.text not in expected for w in heard)))
         if (overruled and heard and evidence.embedding_gap is None
                 and takes_overrule(evidence, self.thresholds)):
             # The takes overrule a word the recognizer heard: the speech
             # embedding may name another word too (``Thresholds.embedding_veto``).
-            gap = self._embedding_gap(pcm[:real], heard, owed)
-            if gap is not None:
-                evidence = replace(evidence, embedding_gap=gap)
-                verdict = decide(evidence, self.thresholds)
-                overruled = verdict.outcome == "right"
+            evidence, verdict = self._with_embedding(evidence, verdict, pcm[:real], heard, owed)
+            overruled = verdict.outcome == "right"
         if overruled:
             # The player's own takes overruled the recognizer: the call owed,
             # and the rest of a twin after its first word.
@@ -1276,16 +1270,22 @@ class Listener:
                  else [Word(found.word, *span, SURE)])
         return evidence, judged, words
 
-    def _embedding_gap(self, pcm: npt.NDArray[np.int16], heard: Sequence[Word],
-                       owed: Owed) -> float | None:
-        """The caller's takes' verdict on the call owed in the speech-embedding
-        space (``embedding.witness``: ``Evidence.embedding_gap``) for the
-        whole of ``pcm``, in which the recognizer heard ``heard``; None
-        without an enrollment, or when the witness cannot tell."""
+    def _with_embedding(self, evidence: Evidence, verdict: Verdict,
+                        pcm: npt.NDArray[np.int16], heard: Sequence[Word],
+                        owed: Owed) -> tuple[Evidence, Verdict]:
+        """``evidence`` with the caller's takes' verdict on the call owed in
+        the speech-embedding space (``embedding.witness``:
+        ``Evidence.embedding_gap``) for the whole of ``pcm``, in which the
+        recognizer heard ``heard``, and the decision on it; ``evidence`` and
+        ``verdict`` as they are without an enrollment, or when the witness
+        cannot tell."""
         if self.enrollment is None:
-            return None
+            return evidence, verdict
         told = self._witnessed(pcm, heard, owed, [None])
-        return told[0].gap if told and told[0] is not None else None
+        if not told or told[0] is None:
+            return evidence, verdict
+        evidence = replace(evidence, embedding_gap=told[0].gap)
+        return evidence, decide(evidence, self.thresholds)
 
     def _witnessed(self, pcm: npt.NDArray[np.int16], heard: Sequence[Word], owed: Owed,
                    spans: list[tuple[float, float] | None]) -> list[embedding.Witness | None]:
