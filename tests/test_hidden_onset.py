@@ -107,6 +107,10 @@ def test_the_two_witnesses_are_averaged_only_where_the_floor_can_hide_a_word() -
     both = hidden_onset.word_lead([take_], peak, peak / 10, RATE, audio, RATE)
     assert both == pytest.approx((0.1 + band) / 2)
     far_over = peak / 10 ** (hidden_onset.START_DB / 10) / 2
+    # (the stream asks for the audio around the onset only where it is used)
+    assert hidden_onset.band_asked(peak, peak / 10)
+    assert not hidden_onset.band_asked(peak, far_over)
+    assert not hidden_onset.band_asked(0.0, peak / 10)
     assert hidden_onset.word_lead([take_], peak, far_over, RATE, audio, RATE) == (
         hidden_onset.hidden_lead([take_], peak, far_over, RATE))
     assert hidden_onset.word_lead([take_], peak, peak / 10, RATE, None, RATE) == (

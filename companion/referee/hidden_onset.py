@@ -196,6 +196,15 @@ def band_lead(audio: npt.ArrayLike, rate: int, over: float = 1.0) -> float | Non
     return min(LONGEST_S, lead)
 
 
+def band_asked(peak: float, floor: float) -> bool:
+    """Whether ``word_lead`` asks the band spectrum at all: the call's
+    loudest frame, ``peak`` over the floor's power ``floor`` (mean squares,
+    int16 scale), above zero and less than ``START_DB`` over the floor. A
+    louder call's start shows over the floor; the caller of ``word_lead``
+    need not fetch the audio around the onset otherwise."""
+    return 0.0 < peak < floor * 10 ** (START_DB / 10)
+
+
 def word_lead(takes: Sequence[npt.ArrayLike], peak: float, floor: float, takes_rate: int,
               audio: npt.ArrayLike | None, rate: int) -> float:
     """Seconds to move a call's onset back over the start of its word that a
@@ -208,7 +217,7 @@ def word_lead(takes: Sequence[npt.ArrayLike], peak: float, floor: float, takes_r
     band can tell; the band spectrum's alone, its bar ``OVER_BAR`` over
     the noise's largest frame, when the caller has no takes of the word."""
     lead = hidden_lead(takes, peak, floor, takes_rate) if takes else None
-    if audio is not None and 0.0 < peak < floor * 10 ** (START_DB / 10):
+    if audio is not None and band_asked(peak, floor):
         band = band_lead(audio, rate, OVER_BAR if lead is None else 1.0)
         if band is not None:
             return band if lead is None else (lead + band) / 2

@@ -747,7 +747,7 @@ class Listener:
             return tuple(Word(w.text, w.start + base, w.end + base,
                               w.confidence if own else judged.confidence) for w in words)
 
-        moved = self._unhidden(onset, verdict, heard, pcm[:real], base, seg.start + first, owed)
+        moved = self._unhidden(onset, verdict, heard, pcm[:real], seg.start + first, owed)
         result = Heard(onset=moved, end=end, words=placed(heard, verdict), forced=seg.forced,
                        sounded=sounded if sounded != moved else None,
                        outcome=verdict.outcome, pcm=pcm[:real], rate=self.rate)
@@ -1039,25 +1039,26 @@ class Listener:
                                    for w in heard]
 
     def _unhidden(self, onset: float, verdict: Verdict, heard: Sequence[Word],
-                  pcm: npt.NDArray[np.int16], base: float, start: int, owed: Owed) -> float:
+                  pcm: npt.NDArray[np.int16], start: int, owed: Owed) -> float:
         """``onset`` (table seconds) moved back over the start of the first
         word heard that a steady floor hid (``hidden_onset.word_lead``: the
         caller's takes of that word, at the call's loudest 10 ms frame from
         ``onset`` to the word's end, over the segmenter's floor; and the
-        stream's band spectrum around the onset, while ``_recent`` keeps it).
+        stream's band spectrum around the onset, while ``_recent`` keeps it
+        and the call is quiet enough to ask it: ``hidden_onset.band_asked``).
         ``start``: the stream index of ``pcm``'s first sample.
 
         Only for a call ruled right or a mistake over a steady floor (the
         segmenter's last 4 s, ``_floor_steady``; not the utterance's own
-        samples, which are mostly the call), never before
-        the flip that made the call owed nor before ``pcm``'s first sample
-        (at ``base`` seconds; word times in seconds from it). ``onset``
-        unchanged otherwise, or with neither the caller's takes of that word
-        nor the noise before the onset."""
+        samples, which are mostly the call), never before the flip that
+        made the call owed nor before ``pcm``'s first sample (word times in
+        seconds from it). ``onset`` unchanged otherwise, or with neither the
+        caller's takes of that word nor the noise before the onset."""
         if not heard or not self._floor_steady() or verdict.outcome not in ("right", "mistake"):
             return onset
         takes = ([] if self.enrollment is None or owed.caller is None
                  else self.enrollment.audio.get(owed.caller, {}).get(heard[0].text, []))
+        base = self.time_of(start)  # ``pcm``'s first sample, table seconds
         frame = round(hidden_onset.FRAME_S * self.rate)
         offset = round((onset - base) * self.rate)  # the onset, in samples of ``pcm``
         a = max(0, offset)
@@ -1066,12 +1067,13 @@ class Listener:
         if not len(power):
             return onset
         floor = 10 ** (self.segmenter.floor_dbfs / 10) * 32768.0 ** 2
+        peak = float(power.max()) - floor
         at = start + offset  # the onset's stream index
         audio = self._recent.kept(
             at - round((hidden_onset.REFERENCE_S + hidden_onset.LONGEST_S) * self.rate),
-            at + round(hidden_onset.SPECTRUM_S * self.rate))
-        lead = hidden_onset.word_lead(takes, float(power.max()) - floor, floor, TAKES_RATE,
-                                      audio, self.rate)
+            at + round(hidden_onset.SPECTRUM_S * self.rate),
+        ) if hidden_onset.band_asked(peak, floor) else None
+        lead = hidden_onset.word_lead(takes, peak, floor, TAKES_RATE, audio, self.rate)
         return max(onset - lead, base, owed.at)
 
     def _steady(self, pcm: npt.NDArray[np.int16]) -> bool:
