@@ -38,6 +38,10 @@ Figures per backend, split and condition:
 - *no ruling*: calls reached with neither a ``call_ok`` nor a mistake;
 - *onset error*: |the call's onset as the engine took it - the true onset|,
   ms, over spoken right calls ruled ``call_ok`` (median, 95th percentile);
+  *onset early / late*: how many of those onsets were more than
+  ``ONSET_SIDE_S`` before / after the true one. A late onset can make a
+  call in time a hesitation (the 3-second rule runs to the onset); an
+  early one can let a late call through;
 - *latency*: from the true end of the call to the ruling, ms, over spoken
   calls whose ruling came from what was heard (not a deadline): frames
   arrive in real time, the backend works on each as soon as it is free,
@@ -108,7 +112,8 @@ def judge_session(truth: dict[str, Any], rulings: list[dict[str, Any]]) -> list[
     as ``score.py`` judges it (module docstring). One dict per call:
     ``verdict`` (``right``, ``false_mistake``, ``no_ruling``, ``lost``,
     ``other_kind``, ``missed_accepted``, ``missed_no_ruling``), ``reached``,
-    ``onset_err`` and ``latency`` (s, or None)."""
+    ``onset_err`` (its size), ``onset_offset`` (the onset taken less the
+    true one: negative when early) and ``latency`` (s, or None)."""
     mistakes = [r for r in rulings if r["type"] == "mistake"]
     oks = [r for r in rulings if r["type"] == "call_ok"]
     out = []
@@ -132,17 +137,19 @@ def judge_session(truth: dict[str, Any], rulings: list[dict[str, Any]]) -> list[
             else:
                 verdict = "missed_accepted" if mine_ok else "missed_no_ruling"
         first = (mine_m or mine_ok or [None])[0]
-        onset_err = latency = None
+        onset_err = onset_offset = latency = None
         spoken_end = c["start_t"] + c["dur"] if c.get("start_t") is not None else None
         if reached and kind == "right" and verdict == "right" and mine_ok[0].get("onset"):
-            onset_err = abs(mine_ok[0]["onset"] - c["onset_t"])
+            onset_offset = mine_ok[0]["onset"] - c["onset_t"]
+            onset_err = abs(onset_offset)
         if (reached and first is not None and first.get("ready") is not None
                 and spoken_end is not None and kind != "late"):
             latency = first["ready"] - spoken_end
         out.append({"session": truth["session"], "idx": c["idx"], "kind": kind,
                     "card": c["card"], "reached": reached, "verdict": verdict,
                     "ok": bool(mine_ok), "mistake": bool(mine_m),
-                    "onset_err": onset_err, "latency": latency})
+                    "onset_err": onset_err, "onset_offset": onset_offset,
+                    "latency": latency})
     return out
 
 
@@ -395,9 +402,25 @@ def _ms(values: list[float], q: float) -> str:
 
 
 COLUMNS = ("sessions", "calls", "accuracy", "false mistakes", "missed mistakes",
-           "wrong no. caught", "no ruling", "onset med ms", "onset p95 ms", "latency med ms",
-           "latency p95 ms", "CPU RTF", "decoded s/s")
+           "wrong no. caught", "no ruling", "onset med ms", "onset p95 ms", "onset early / late",
+           "latency med ms", "latency p95 ms", "CPU RTF", "decoded s/s")
 """The figures of a row of the human-voice table, in order."""
+
+ONSET_SIDE_S = 0.06
+"""Seconds an onset may be off either way before it counts as early or
+late (issue 17's onset target is a 95th percentile of 60 ms)."""
+
+
+def _sides(records: list[dict[str, Any]]) -> str:
+    """The ``onset early / late`` figure of ``records``: how many onsets
+    were more than ``ONSET_SIDE_S`` early, and late; n/a for records kept
+    before the benchmark kept the onset's sign."""
+    timed = [r for r in records if r["onset_err"] is not None]
+    if any(r.get("onset_offset") is None for r in timed):
+        return "n/a"
+    early = sum(r["onset_offset"] < -ONSET_SIDE_S for r in timed)
+    late = sum(r["onset_offset"] > ONSET_SIDE_S for r in timed)
+    return f"{early} / {late}"
 
 
 def summarize(records: list[dict[str, Any]], timing: list[dict[str, Any]]) -> dict[str, str]:
@@ -425,6 +448,7 @@ def summarize(records: list[dict[str, Any]], timing: list[dict[str, Any]]) -> di
                              + f" of {len(numbers)}"),
         "no ruling": _pct(sum(not r["ok"] and not r["mistake"] for r in reached), len(reached)),
         "onset med ms": _ms(onsets, 50), "onset p95 ms": _ms(onsets, 95),
+        "onset early / late": _sides(records),
         "latency med ms": _ms(lat, 50), "latency p95 ms": _ms(lat, 95),
         "CPU RTF": f"{cpu:.3f}", "decoded s/s": decoded,
     }

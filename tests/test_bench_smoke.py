@@ -248,3 +248,28 @@ def test_the_latency_and_cpu_targets_are_judged_in_every_condition() -> None:
     assert fine["ruling latency median"] == fine["real-time factor (CPU)"] == "met"
     slow = rows(0.3, 1.2)  # pooled: median 100 ms, real-time factor 0.075
     assert slow["ruling latency median"] == slow["real-time factor (CPU)"] == "**not met**"
+
+
+def test_the_human_table_says_which_way_the_onsets_were_off() -> None:
+    # A late onset can make a call in time a hesitation, an early one lets a
+    # late call through: the table counts each side beyond 60 ms, from the
+    # onset the ruling carried against the truth's.
+    import human
+
+    truth = {"session": "s000", "calls": [
+        {"idx": i, "player": "Abby", "card": "racketeer", "kind": "right", "count": 1,
+         "flip_t": 10.0 * i, "window_end": 10.0 * i + 3.0, "onset_t": 10.0 * i + 1.0,
+         "start_t": 10.0 * i + 1.0, "dur": 0.4} for i in range(4)]}
+    taken = (-0.2, -0.05, 0.03, 0.3)  # onset taken less the true one, s
+    rulings = [{"type": "call_ok", "t": 10.0 * i + 1.0 + d, "player": "Abby", "count": 1,
+                "onset": 10.0 * i + 1.0 + d} for i, d in enumerate(taken)]
+    records = human.judge_session(truth, rulings)
+    assert [r["verdict"] for r in records] == ["right"] * 4
+    assert [r["onset_offset"] for r in records] == pytest.approx(list(taken))
+    assert [r["onset_err"] for r in records] == pytest.approx([abs(d) for d in taken])
+    for r in records:
+        r.update(split="dev", condition="clean")
+    row = human.summarize(records, [{"cpu": 1.0, "seconds": 40.0, "decoded": 40.0}])
+    assert row["onset early / late"] == "1 / 1"
+    kept_before = [{k: v for k, v in r.items() if k != "onset_offset"} for r in records]
+    assert human.summarize(kept_before, [])["onset early / late"] == "n/a"
