@@ -109,9 +109,11 @@ decoder needs to close its last word."""
 EARLY_S = 0.08
 """The early endpoint: after this many seconds of quiet (``Segmenter.quiet``:
 no voiced frame and nothing above the noise floor, so not the s of "six" nor
-the nasal end of a hum), or of the level fallen back to what it rose from
+the nasal end of a hum), of the level fallen back to what it rose from
 (``Segmenter.fallen``: talk around a call never lets the stream go
-quiet), an utterance that could be a call is decoded at once instead of
+quiet), or of the level decayed well under the utterance's loudest
+(``Segmenter.decayed``: a far-field call's reverberant tail falls back
+slowly), an utterance that could be a call is decoded at once instead of
 after the VAD's ``end_silence`` (0.25 s); if it holds a sure
 call it ends there, otherwise it stays open and is decoded again when it
 ends. A call is a word or two and the engine gathers a twin call's words
@@ -387,7 +389,7 @@ class Listener:
         self._judging = False  # whether the game has said what a call owes
         # The onset of the utterance last decoded early, and by which test:
         # once at quiet and once where the level fell back (``_early``).
-        self._tried: dict[str, int] = {"quiet": -1, "fallen": -1}
+        self._tried: dict[str, int] = {"quiet": -1, "fallen": -1, "decayed": -1}
         self.thresholds = thresholds
         self.trace = trace
         self._past_owed = [Owed()]  # taken over, by ``at``; the last is in force
@@ -537,15 +539,17 @@ class Listener:
 
     def _early(self) -> list[Heard]:
         """An early endpoint: the open utterance, decoded after ``EARLY_S``
-        of quiet or of the level fallen back to what it rose from
+        of quiet, of the level fallen back to what it rose from
         (``Segmenter.fallen``: at a talking table the stream is never
-        quiet), ended now if it holds a sure call (once per utterance for
-        each test: the level may fall back inside a call, before its
-        quiet)."""
+        quiet) or of the level decayed under the utterance's loudest
+        (``Segmenter.decayed``: a reverberant tail), ended now if it holds
+        a sure call (once per utterance for each test: the level may fall
+        back inside a call, before its quiet)."""
         seg = self.segmenter
         if not self._early_on or EARLY_S <= 0 or not seg.in_speech:
             return []
-        test = "quiet" if seg.quiet >= EARLY_S else "fallen" if seg.fallen >= EARLY_S else None
+        test = ("quiet" if seg.quiet >= EARLY_S else "fallen" if seg.fallen >= EARLY_S
+                else "decayed" if seg.decayed >= EARLY_S else None)
         if (test is None or not EARLY_MIN_S <= seg.length <= EARLY_MAX_S
                 or seg.onset == self._tried[test]):
             return []

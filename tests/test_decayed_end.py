@@ -1,0 +1,102 @@
+"""A call's end where its level has decayed under its own loudest frame
+(``Segmenter.decayed``, ``VadSettings.decay_db``), the early endpoint's third
+test (``stream.Listener``).
+
+The voice is real (an FSDD take of a development speaker, george, from
+``../shared/human-calls``); the room is a stand-in: the take convolved with
+seeded white noise decaying 60 dB in 0.5 s (a reverberant tail, as in the
+far field), over seeded white noise 30 dB under the call. The recognizer
+is pocketsphinx (real)."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from fsdd import RATE, needs_fsdd, take
+
+from companion.referee.recognizer import Spellings
+from companion.referee.sphinx_backend import SphinxRecognizer
+from companion.referee.stream import EARLY_S, Listener
+from companion.referee.vad import Segmenter, VadSettings
+from companion.voice.pack import load_pack
+
+RT60_S = 0.5
+LEAD_S = 1.0  # the floor before the call
+
+
+def reverberant_five() -> tuple[np.ndarray, float]:
+    """George's "five" (take 0) in the stand-in room, after ``LEAD_S`` of
+    the floor, and the time (s) its dry take's last 10 ms frame within 15 dB
+    of its loudest ends."""
+    dry = take(5, "george", 0).astype(np.float64)
+    rng = np.random.default_rng(7)
+    t = np.arange(round(RT60_S * RATE)) / RATE
+    tail = rng.normal(0.0, 1.0, len(t)) * 10 ** (-3 * t / RT60_S)  # -60 dB at RT60
+    tail[0] = 8.0  # the direct sound
+    wet = np.convolve(dry, tail)
+    wet *= np.abs(dry).max() / np.abs(wet).max()
+    frame = RATE // 100
+    power = np.array([np.mean(dry[i:i + frame] ** 2) for i in range(0, len(dry) - frame, frame)])
+    loud = np.flatnonzero(power >= power.max() * 10 ** (-1.5))
+    end = LEAD_S + (loud[-1] + 1) * frame / RATE
+    pcm = np.concatenate([np.zeros(round(LEAD_S * RATE)), wet, np.zeros(RATE)])
+    level = float(np.sqrt(np.mean(np.sort(power)[len(power) // 2:])))
+    pcm += np.random.default_rng(3).normal(0.0, level * 10 ** (-30 / 20), len(pcm))
+    return np.clip(np.rint(pcm), -32768, 32767).astype(np.int16), end
+
+
+def first_over(settings: VadSettings, pcm: np.ndarray) -> dict[str, float]:
+    """The stream time (s) each of the segmenter's end tests (``quiet``,
+    ``fallen``, ``decayed``) first reaches ``EARLY_S`` in the utterance."""
+    seg = Segmenter(RATE, settings)
+    first: dict[str, float] = {}
+    for i in range(0, len(pcm), RATE // 100):
+        seg.push(pcm[i:i + RATE // 100])
+        if not seg.in_speech:
+            continue
+        for name in ("quiet", "fallen", "decayed"):
+            if name not in first and getattr(seg, name) >= EARLY_S:
+                first[name] = seg.position / RATE
+    return first
+
+
+@needs_fsdd
+def test_a_reverberant_call_has_decayed_before_its_tail_falls_back() -> None:
+    """In the stand-in room the tail keeps the level over the floor for a
+    fifth of a second after the word: its level has decayed 15 dB under the
+    word's loudest frame well before it is back at the floor or the level
+    it rose from, and not before the word itself is over. With
+    ``decay_db`` 0 nothing decays."""
+    pcm, end = reverberant_five()
+    first = first_over(VadSettings(), pcm)
+    assert {"quiet", "fallen", "decayed"} <= set(first)
+    assert first["decayed"] >= end + EARLY_S - 0.02
+    assert first["decayed"] <= min(first["quiet"], first["fallen"]) - 0.1
+    assert "decayed" not in first_over(VadSettings(decay_db=0.0), pcm)
+
+
+@needs_fsdd
+@pytest.mark.slow
+def test_a_reverberant_call_is_ruled_when_its_level_has_decayed() -> None:
+    """The listener, owed george's "five" by Abby, rules it right in the
+    stand-in room sooner with the decayed test than with the level's fall
+    alone."""
+    pcm, end = reverberant_five()
+
+    def ruled_at(settings: VadSettings) -> float:
+        listener = Listener(SphinxRecognizer(Spellings.from_pack(load_pack("en"))), RATE,
+                            vad=settings)
+        listener.set_vocabulary(["one", "two", "three", "four", "five", "six", "seven"],
+                                early=True)
+        listener.set_expected(["five"], "Abby")
+        for i in range(0, len(pcm), 480):
+            heard = listener.feed(pcm[i:i + 480], 0.0 if i == 0 else None)
+            if heard:
+                assert [(h.outcome, h.text) for h in heard] == [("right", "five")]
+                return (i + len(pcm[i:i + 480])) / RATE
+        return math.inf
+
+    decayed, fallen = ruled_at(VadSettings()), ruled_at(VadSettings(decay_db=0.0))
+    assert end < decayed <= fallen - 0.08
