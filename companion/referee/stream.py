@@ -544,7 +544,13 @@ class Listener:
         quiet) or of the level decayed under the utterance's loudest
         (``Segmenter.decayed``: a reverberant tail), ended now if it holds
         a sure call (once per utterance for each test: the level may fall
-        back inside a call, before its quiet)."""
+        back inside a call, before its quiet). The decayed test is not
+        asked while a twin is owed whole (the level decays in the gap
+        between its numbers, and a twin split there had a number judged
+        alone: a correct one misheard was ruled a mistake), and on it only
+        a call ruled right ends the utterance: a mistake, which ends a
+        round, waits for the whole utterance (bench/RESULTS.md, "A call's
+        end where its level has decayed")."""
         seg = self.segmenter
         if not self._early_on or EARLY_S <= 0 or not seg.in_speech:
             return []
@@ -559,7 +565,9 @@ class Listener:
         if reference is not None and _peak_dbfs(peek, self.rate) < reference - EARLY_DB:
             return []  # talk: its words would be capped, never a sure call
         self._tried[test] = peek.onset
-        heard = self._decode(peek, early=True)
+        if test == "decayed" and self._twin_owed(peek.onset):
+            return []
+        heard = self._decode(peek, early=True, right_only=test == "decayed")
         heap.release()  # the utterance's arrays are freed: their pages go back
         if heard is None:
             return []
@@ -622,8 +630,10 @@ class Listener:
                 self._apply_vocab(rise=True)
         return out
 
-    def _decode(self, seg: Segment, *, early: bool = False) -> Heard | None:
-        """Decode an utterance; with ``early``, None unless it is a sure call."""
+    def _decode(self, seg: Segment, *, early: bool = False, right_only: bool = False,
+                ) -> Heard | None:
+        """Decode an utterance; with ``early``, None unless it is a sure call
+        (with ``right_only`` too, a call ruled right)."""
         if seg.brief:
             return self._brief(seg)
         first, loud_start, loud_end, last = foreground(seg, self.rate)
@@ -763,7 +773,7 @@ class Listener:
                 words=placed(words_was, was), outcome=was.outcome))
         sure = verdict.outcome in ("right", "mistake") and min(
             (w.confidence for w in heard), default=0.0) >= STRONG
-        if early and not sure:
+        if early and (not sure or (right_only and verdict.outcome != "right")):
             return None
         if early and self.trace is not None:
             self.trace.append((evidence, verdict))
@@ -784,6 +794,16 @@ class Listener:
                     words=(Word(call.text, base + call.start, base + call.end, SURE),),
                     forced=seg.forced, outcome=verdict.outcome, pcm=pcm[:real], rate=self.rate))
         return result
+
+    def _twin_owed(self, onset: int) -> bool:
+        """Whether a call of more than one word may be owed for an utterance
+        with ``onset`` (a stream index at the recognizer's rate): a twin
+        none of whose numbers was heard yet (``Owed.calls``, or the words
+        ``expected`` when the calls are not known)."""
+        owed = self._owed_at(self.time_of(onset))
+        calls = owed.calls if owed.calls is not None else (
+            () if owed.expected is None else (owed.expected,))
+        return any(len(c) > 1 for c in calls)
 
     def _learn(self, evidence: Evidence, owed: Owed, heard: list[Word],
                pcm: npt.NDArray[np.int16]) -> None:

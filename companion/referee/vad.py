@@ -105,8 +105,11 @@ class VadSettings:
     voice is over, though a room's reverberant tail or the talk around it
     keeps the level above the floor and above what was there before. In
     the far field the level takes a fifth of a second or more to fall back
-    (``fallen``), and the early endpoint waited for it. Chosen on the
-    human-voice development split against 10, 12 and 20 dB
+    (``fallen``), and the early endpoint waited for it; the level also
+    decays in the gap between a twin's numbers, so the listener does not
+    ask this test while a twin is owed, and ends an utterance on it only for
+    a call ruled right (``stream.Listener._early``). Chosen on
+    the human-voice development split against 10, 12 and 20 dB
     (bench/RESULTS.md, "A call's end where its level has decayed").
     0: never."""
 
