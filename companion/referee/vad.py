@@ -111,15 +111,7 @@ class VadSettings:
     a call ruled right (``stream.Listener._early``). Chosen on
     the human-voice development split against 10, 12 and 20 dB
     (bench/RESULTS.md, "A call's end where its level has decayed").
-    0: never. ``decay_room_db`` [30.0]: nothing decays in an utterance
-    whose loudest frame stands this many dB or more over the level before
-    its onset (the median energy of the ``cut_window`` seconds before it):
-    a quiet room, where a word's soft end (the v of "five", the s of "six")
-    stands over the floor though well under its vowel, and the quiet test
-    waits for it (a voices-page take of george's "five" was cut before its
-    v). Calls stood 38-43 dB over a quiet room's floor and mostly 6-22 dB
-    over talk, noise or their own tail (the 10th to 90th percentile of the
-    development rounds' utterances; bench/RESULTS.md)."""
+    0: never."""
 
     aggressiveness: int = 2
     start_window: int = 10
@@ -141,7 +133,6 @@ class VadSettings:
     fall_db: float = 3.0
     fall_rise_db: float = 3.0
     decay_db: float = 15.0
-    decay_room_db: float = 30.0
 
 
 @dataclass(frozen=True)
@@ -363,10 +354,8 @@ class Segmenter:
     def decayed(self) -> float:
         """Seconds since the open utterance's last 10 ms frame within
         ``VadSettings.decay_db`` of its loudest so far: how long its voice
-        has been over, whatever the talk, noise or tail under it. 0.0 with
-        no utterance open, with ``decay_db`` 0, or while its loudest frame
-        stands ``decay_room_db`` or more over the level before it (a quiet
-        room: ``quiet`` waits for a word's soft end there)."""
+        has been over, whatever the floor or the talk under it. 0.0 with no
+        utterance open, or with ``decay_db`` 0."""
         if self._speech is None or self.settings.decay_db <= 0:
             return 0.0
         return (self._next - self._last_loud) / self.rate
@@ -439,8 +428,7 @@ class Segmenter:
         if (s.fall_rise_db <= 0 or energy > line
                 or self._own_peak < line * 10 ** (s.fall_rise_db / 10)):
             self._last_up = index + self.frame
-        if (energy > self._own_peak * 10 ** (-s.decay_db / 10)
-                or self._own_peak >= self._before * 10 ** (s.decay_room_db / 10)):
+        if energy > self._own_peak * 10 ** (-s.decay_db / 10):
             self._last_loud = index + self.frame
         if s.cut_rise_db > 0 and index - self._onset >= s.cut_after * self.rate:
             rise = self._rise_now()
