@@ -544,13 +544,15 @@ class Listener:
         quiet) or of the level decayed under the utterance's loudest
         (``Segmenter.decayed``: a reverberant tail), ended now if it holds
         a sure call (once per utterance for each test: the level may fall
-        back inside a call, before its quiet). The decayed test is not
-        asked while a twin is owed whole (the level decays in the gap
-        between its numbers, and a twin split there had a number judged
-        alone: a correct one misheard was ruled a mistake), and on it only
-        a call ruled right ends the utterance: a mistake, which ends a
-        round, waits for the whole utterance (bench/RESULTS.md, "A call's
-        end where its level has decayed")."""
+        back inside a call, before its quiet). The decayed test is asked
+        only while a one-word call is owed (the level decays in the gap
+        between a twin's numbers, and a twin split there had a number
+        judged alone: a correct one misheard was ruled a mistake; with no
+        call owed, a voices-page take would be cut before its soft end), and
+        on it only a call ruled right ends the utterance: a mistake, which
+        ends a round, waits for the whole utterance (bench/RESULTS.md, "A
+        call's end where its level has decayed"). A call so ended is not
+        learnt (``_learn``)."""
         seg = self.segmenter
         if not self._early_on or EARLY_S <= 0 or not seg.in_speech:
             return []
@@ -565,7 +567,7 @@ class Listener:
         if reference is not None and _peak_dbfs(peek, self.rate) < reference - EARLY_DB:
             return []  # talk: its words would be capped, never a sure call
         self._tried[test] = peek.onset
-        if test == "decayed" and self._twin_owed(peek.onset):
+        if test == "decayed" and not self._one_word_owed(peek.onset):
             return []
         heard = self._decode(peek, early=True, right_only=test == "decayed")
         heap.release()  # the utterance's arrays are freed: their pages go back
@@ -779,7 +781,9 @@ class Listener:
             self.trace.append((evidence, verdict))
         if sure and not other_level:
             self.levels.add(loud)
-            if verdict.outcome == "right":
+            if verdict.outcome == "right" and not right_only:
+                # (not a call ended where its level decayed: its soft end,
+                # the v of "five", may be cut off)
                 self._learn(evidence, owed, heard, pcm[:real])
         pending = self._owed_after(onset)
         if (pending is not None and not early
@@ -795,15 +799,17 @@ class Listener:
                     forced=seg.forced, outcome=verdict.outcome, pcm=pcm[:real], rate=self.rate))
         return result
 
-    def _twin_owed(self, onset: int) -> bool:
-        """Whether a call of more than one word may be owed for an utterance
-        with ``onset`` (a stream index at the recognizer's rate): a twin
-        none of whose numbers was heard yet (``Owed.calls``, or the words
-        ``expected`` when the calls are not known)."""
+    def _one_word_owed(self, onset: int) -> bool:
+        """Whether a call of one word is owed for an utterance with
+        ``onset`` (a stream index at the recognizer's rate), and no longer
+        one: not a twin none of whose numbers was heard yet (``Owed.calls``,
+        or the words ``expected`` when the calls are not known), not
+        silence, nor nothing known (a game that does not say, or no call
+        pending: the voices page, whose takes must be whole)."""
         owed = self._owed_at(self.time_of(onset))
         calls = owed.calls if owed.calls is not None else (
             () if owed.expected is None else (owed.expected,))
-        return any(len(c) > 1 for c in calls)
+        return bool(calls) and all(len(c) == 1 for c in calls)
 
     def _learn(self, evidence: Evidence, owed: Owed, heard: list[Word],
                pcm: npt.NDArray[np.int16]) -> None:

@@ -106,9 +106,10 @@ class VadSettings:
     keeps the level above the floor and above what was there before. In
     the far field the level takes a fifth of a second or more to fall back
     (``fallen``), and the early endpoint waited for it; the level also
-    decays in the gap between a twin's numbers, so the listener does not
-    ask this test while a twin is owed, and ends an utterance on it only for
-    a call ruled right (``stream.Listener._early``). Chosen on
+    decays in the gap between a twin's numbers and under a word's soft end
+    (the v of "five"), so the listener asks this test only while a one-word
+    call is owed, ends an utterance on it only for a call ruled right, and
+    does not learn that call (``stream.Listener._early``). Chosen on
     the human-voice development split against 10, 12 and 20 dB
     (bench/RESULTS.md, "A call's end where its level has decayed").
     0: never."""
