@@ -109,11 +109,9 @@ decoder needs to close its last word."""
 EARLY_S = 0.08
 """The early endpoint: after this many seconds of quiet (``Segmenter.quiet``:
 no voiced frame and nothing above the noise floor, so not the s of "six" nor
-the nasal end of a hum), of the level fallen back to what it rose from
+the nasal end of a hum), or of the level fallen back to what it rose from
 (``Segmenter.fallen``: talk around a call never lets the stream go
-quiet), or of the level decayed well under the utterance's loudest
-(``Segmenter.decayed``: a far-field call's reverberant tail falls back
-slowly), an utterance that could be a call is decoded at once instead of
+quiet), an utterance that could be a call is decoded at once instead of
 after the VAD's ``end_silence`` (0.25 s); if it holds a sure
 call it ends there, otherwise it stays open and is decoded again when it
 ends. A call is a word or two and the engine gathers a twin call's words
@@ -389,7 +387,7 @@ class Listener:
         self._judging = False  # whether the game has said what a call owes
         # The onset of the utterance last decoded early, and by which test:
         # once at quiet and once where the level fell back (``_early``).
-        self._tried: dict[str, int] = {"quiet": -1, "fallen": -1, "decayed": -1}
+        self._tried: dict[str, int] = {"quiet": -1, "fallen": -1}
         self.thresholds = thresholds
         self.trace = trace
         self._past_owed = [Owed()]  # taken over, by ``at``; the last is in force
@@ -539,25 +537,15 @@ class Listener:
 
     def _early(self) -> list[Heard]:
         """An early endpoint: the open utterance, decoded after ``EARLY_S``
-        of quiet, of the level fallen back to what it rose from
+        of quiet or of the level fallen back to what it rose from
         (``Segmenter.fallen``: at a talking table the stream is never
-        quiet) or of the level decayed under the utterance's loudest
-        (``Segmenter.decayed``: a reverberant tail), ended now if it holds
-        a sure call (once per utterance for each test: the level may fall
-        back inside a call, before its quiet). The decayed test is asked
-        only while a one-word call is owed (the level decays in the gap
-        between a twin's numbers, and a twin split there had a number
-        judged alone: a correct one misheard was ruled a mistake; with no
-        call owed, a voices-page take would be cut before its soft end), and
-        on it only a call ruled right ends the utterance: a mistake, which
-        ends a round, waits for the whole utterance (bench/RESULTS.md, "A
-        call's end where its level has decayed"). A call so ended is not
-        learnt (``_learn``)."""
+        quiet), ended now if it holds a sure call (once per utterance for
+        each test: the level may fall back inside a call, before its
+        quiet)."""
         seg = self.segmenter
         if not self._early_on or EARLY_S <= 0 or not seg.in_speech:
             return []
-        test = ("quiet" if seg.quiet >= EARLY_S else "fallen" if seg.fallen >= EARLY_S
-                else "decayed" if seg.decayed >= EARLY_S else None)
+        test = "quiet" if seg.quiet >= EARLY_S else "fallen" if seg.fallen >= EARLY_S else None
         if (test is None or not EARLY_MIN_S <= seg.length <= EARLY_MAX_S
                 or seg.onset == self._tried[test]):
             return []
@@ -567,9 +555,7 @@ class Listener:
         if reference is not None and _peak_dbfs(peek, self.rate) < reference - EARLY_DB:
             return []  # talk: its words would be capped, never a sure call
         self._tried[test] = peek.onset
-        if test == "decayed" and not self._one_word_owed(peek.onset):
-            return []
-        heard = self._decode(peek, early=True, right_only=test == "decayed")
+        heard = self._decode(peek, early=True)
         heap.release()  # the utterance's arrays are freed: their pages go back
         if heard is None:
             return []
@@ -632,10 +618,8 @@ class Listener:
                 self._apply_vocab(rise=True)
         return out
 
-    def _decode(self, seg: Segment, *, early: bool = False, right_only: bool = False,
-                ) -> Heard | None:
-        """Decode an utterance; with ``early``, None unless it is a sure call
-        (with ``right_only`` too, a call ruled right)."""
+    def _decode(self, seg: Segment, *, early: bool = False) -> Heard | None:
+        """Decode an utterance; with ``early``, None unless it is a sure call."""
         if seg.brief:
             return self._brief(seg)
         first, loud_start, loud_end, last = foreground(seg, self.rate)
@@ -775,15 +759,13 @@ class Listener:
                 words=placed(words_was, was), outcome=was.outcome))
         sure = verdict.outcome in ("right", "mistake") and min(
             (w.confidence for w in heard), default=0.0) >= STRONG
-        if early and (not sure or (right_only and verdict.outcome != "right")):
+        if early and not sure:
             return None
         if early and self.trace is not None:
             self.trace.append((evidence, verdict))
         if sure and not other_level:
             self.levels.add(loud)
-            if verdict.outcome == "right" and not right_only:
-                # (not a call ended where its level decayed: its soft end,
-                # the v of "five", may be cut off)
+            if verdict.outcome == "right":
                 self._learn(evidence, owed, heard, pcm[:real])
         pending = self._owed_after(onset)
         if (pending is not None and not early
@@ -798,18 +780,6 @@ class Listener:
                     words=(Word(call.text, base + call.start, base + call.end, SURE),),
                     forced=seg.forced, outcome=verdict.outcome, pcm=pcm[:real], rate=self.rate))
         return result
-
-    def _one_word_owed(self, onset: int) -> bool:
-        """Whether a call of one word is owed for an utterance with
-        ``onset`` (a stream index at the recognizer's rate), and no longer
-        one: not a twin none of whose numbers was heard yet (``Owed.calls``,
-        or the words ``expected`` when the calls are not known), not
-        silence, nor nothing known (a game that does not say, or no call
-        pending: the voices page, whose takes must be whole)."""
-        owed = self._owed_at(self.time_of(onset))
-        calls = owed.calls if owed.calls is not None else (
-            () if owed.expected is None else (owed.expected,))
-        return bool(calls) and all(len(c) == 1 for c in calls)
 
     def _learn(self, evidence: Evidence, owed: Owed, heard: list[Word],
                pcm: npt.NDArray[np.int16]) -> None:
