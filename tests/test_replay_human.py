@@ -573,27 +573,28 @@ def test_a_twin_in_talk_is_found_in_the_stretch_of_one_of_two_words(tmp_path: Pa
 
 
 def test_a_call_in_talk_only_the_speech_embedding_finds_is_the_call(tmp_path: Path) -> None:
-    """The generated development set's round 2 (talk at 10 dB): Debbie
-    (george) says "four" while others talk; neither the recognizer nor her
-    cepstral takes make it out, and the round went on with her call
-    unsure. Her takes in the speech-embedding space fit the word owed
-    clearly better than any other word she enrolled: ``companion replay``
-    rules her call right, and no call of the round a mistake. Heard again
-    in the same process with both speech-embedding witnesses turned off
-    (``embedding_right`` and ``embedding_spot`` -inf: the second names the
-    call in the stretch her cepstral takes found, and names hers too), her
-    call gets no ruling."""
+    """The generated development set's round 36 (talk at 10 dB): Carter
+    (george) says "seven" while others talk; neither the recognizer nor his
+    cepstral takes make it out. His takes in the speech-embedding space fit
+    the word owed clearly better than any other word he enrolled:
+    ``companion replay`` rules his call right, and no call of the round a
+    mistake. Heard again in the same process with both speech-embedding
+    witnesses turned off (``embedding_right`` and ``embedding_spot`` -inf:
+    the second names the call in the stretch his cepstral takes found), his
+    call gets no ruling. (Round 2's "four" of Debbie's was this test's
+    call until the early endpoint's decayed test cut its talk apart: the
+    recognizer then heard it.)"""
     from companion.referee.decision import DEFAULT
 
-    path, t = generated_round(tmp_path, "dev", 2, "babble10")
-    four = next(c for c in t["calls"] if c["player"] == "Debbie")
-    assert (four["kind"], four["said"]) == ("right", "four")
+    path, t = generated_round(tmp_path, "dev", 36, "babble10")
+    seven = next(c for c in t["calls"] if c["player"] == "Carter" and c["said"] == "seven")
+    assert seven["kind"] == "right"
     rulings = replay_file(path)
     assert not [m for m in rulings if m["type"] == "mistake"]
-    assert ("Debbie", 4) in {(r["player"], r["count"]) for r in rulings if r["type"] == "call_ok"}
+    assert ("Carter", 7) in {(r["player"], r["count"]) for r in rulings if r["type"] == "call_ok"}
     without = replay_at(path, replace(DEFAULT, embedding_right=-math.inf,
                                          embedding_spot=-math.inf))
-    assert ("Debbie", 4) not in {(r["player"], r["count"]) for r in without
+    assert ("Carter", 7) not in {(r["player"], r["count"]) for r in without
                                  if r["type"] == "call_ok"}
 
 

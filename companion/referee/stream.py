@@ -109,9 +109,11 @@ decoder needs to close its last word."""
 EARLY_S = 0.08
 """The early endpoint: after this many seconds of quiet (``Segmenter.quiet``:
 no voiced frame and nothing above the noise floor, so not the s of "six" nor
-the nasal end of a hum), or of the level fallen back to what it rose from
+the nasal end of a hum), of the level fallen back to what it rose from
 (``Segmenter.fallen``: talk around a call never lets the stream go
-quiet), an utterance that could be a call is decoded at once instead of
+quiet), or of the level decayed well under the utterance's loudest
+(``Segmenter.decayed``: a far-field call's reverberant tail falls back
+slowly), an utterance that could be a call is decoded at once instead of
 after the VAD's ``end_silence`` (0.25 s); if it holds a sure
 call it ends there, otherwise it stays open and is decoded again when it
 ends. A call is a word or two and the engine gathers a twin call's words
@@ -387,7 +389,12 @@ class Listener:
         self._judging = False  # whether the game has said what a call owes
         # The onset of the utterance last decoded early, and by which test:
         # once at quiet and once where the level fell back (``_early``).
-        self._tried: dict[str, int] = {"quiet": -1, "fallen": -1}
+        self._tried: dict[str, int] = {"quiet": -1, "fallen": -1, "decayed": -1}
+        # whether a copy was ever fed beside the stream (an array's beam)
+        self._behind_array = False
+        # a call the decayed test ended, learnt once the audio after it is in
+        # (``_learn_later``): its caller, word and stream indices
+        self._to_learn: tuple[str, str, int, int] | None = None
         self.thresholds = thresholds
         self.trace = trace
         self._past_owed = [Owed()]  # taken over, by ``at``; the last is in force
@@ -514,8 +521,10 @@ class Listener:
         other = None if copy is None else np.asarray(copy, dtype=np.int16).reshape(-1)
         if other is not None and len(other) != len(block):
             raise ValueError(f"a copy must have the block's {len(block)} samples, not {len(other)}")
-        if other is not None and self.masked is None and self.recognizer.twins:
-            self.masked = StreamCopy(rate=self.rate)
+        if other is not None:
+            self._behind_array = True
+            if self.masked is None and self.recognizer.twins:
+                self.masked = StreamCopy(rate=self.rate)
         self._apply_vocab()
         placed = self.clock.place(len(block), first_sample_time)
         out: list[Heard] = []
@@ -533,19 +542,34 @@ class Listener:
                 other = np.concatenate([np.zeros(placed.missing, dtype=np.int16), other])
         out += self._decode_all(self._push(block, last=False, copy=other))
         out += self._early()
+        self._learn_later()
         return out
 
     def _early(self) -> list[Heard]:
         """An early endpoint: the open utterance, decoded after ``EARLY_S``
-        of quiet or of the level fallen back to what it rose from
+        of quiet, of the level fallen back to what it rose from
         (``Segmenter.fallen``: at a talking table the stream is never
-        quiet), ended now if it holds a sure call (once per utterance for
-        each test: the level may fall back inside a call, before its
-        quiet)."""
+        quiet) or of the level decayed under the utterance's loudest
+        (``Segmenter.decayed``: a reverberant tail), ended now if it holds
+        a sure call (once per utterance for each test: the level may fall
+        back inside a call, before its quiet). The decayed test is asked
+        only while a one-word call is owed (the level decays in the gap
+        between a twin's numbers, and a twin split there had a number
+        judged alone: a correct one misheard was ruled a mistake; with no
+        call owed, a voices-page take would be cut before its soft end), and
+        on it only a call ruled right ends the utterance: a mistake, which
+        ends a round, waits for the whole utterance (bench/RESULTS.md, "A
+        call's end where its level has decayed"). A call so ended is learnt
+        only once the audio after it is in (``_learn_later``: its soft end,
+        the v of "five", may be after the cut). Not asked behind an array:
+        the seat is measured over ``seats.AFTER_S`` from the onset, and a
+        call ruled sooner had another seat's number taken for the caller's
+        on the arrays' development rooms."""
         seg = self.segmenter
         if not self._early_on or EARLY_S <= 0 or not seg.in_speech:
             return []
-        test = "quiet" if seg.quiet >= EARLY_S else "fallen" if seg.fallen >= EARLY_S else None
+        test = ("quiet" if seg.quiet >= EARLY_S else "fallen" if seg.fallen >= EARLY_S
+                else "decayed" if seg.decayed >= EARLY_S else None)
         if (test is None or not EARLY_MIN_S <= seg.length <= EARLY_MAX_S
                 or seg.onset == self._tried[test]):
             return []
@@ -555,7 +579,9 @@ class Listener:
         if reference is not None and _peak_dbfs(peek, self.rate) < reference - EARLY_DB:
             return []  # talk: its words would be capped, never a sure call
         self._tried[test] = peek.onset
-        heard = self._decode(peek, early=True)
+        if test == "decayed" and (self._behind_array or not self._one_word_owed(peek.onset)):
+            return []
+        heard = self._decode(peek, early=True, right_only=test == "decayed")
         heap.release()  # the utterance's arrays are freed: their pages go back
         if heard is None:
             return []
@@ -565,6 +591,7 @@ class Listener:
     def flush(self) -> list[Heard]:
         """End of the stream: close and decode any open utterance."""
         out = self._decode_all(self._drain(last=True))
+        self._learn_later(last=True)
         out += self._decode_all(self.segmenter.flush())
         self._apply_vocab()
         return out
@@ -618,8 +645,14 @@ class Listener:
                 self._apply_vocab(rise=True)
         return out
 
-    def _decode(self, seg: Segment, *, early: bool = False) -> Heard | None:
-        """Decode an utterance; with ``early``, None unless it is a sure call."""
+    def _decode(self, seg: Segment, *, early: bool = False, right_only: bool = False,
+                ) -> Heard | None:
+        """Decode an utterance; with ``early``, None unless it is a sure call
+        (with ``right_only`` too, a call ruled right, and not on the call
+        owed's takes alone fitting a scrap no other word's take could be
+        warped to, ``decision.no_rival``: the level also decays in a word's
+        soft end, and a cut there left a "nine" such a scrap, made the call
+        owed)."""
         if seg.brief:
             return self._brief(seg)
         first, loud_start, loud_end, last = foreground(seg, self.rate)
@@ -759,13 +792,25 @@ class Listener:
                 words=placed(words_was, was), outcome=was.outcome))
         sure = verdict.outcome in ("right", "mistake") and min(
             (w.confidence for w in heard), default=0.0) >= STRONG
-        if early and not sure:
+        if early and (not sure or (right_only and (
+                verdict.outcome != "right" or no_rival(evidence.template_gap)))):
             return None
         if early and self.trace is not None:
             self.trace.append((evidence, verdict))
         if sure and not other_level:
             self.levels.add(loud)
-            if verdict.outcome == "right":
+            if verdict.outcome == "right" and right_only:
+                # a call ended where its level decayed: its soft end, the v of
+                # "five", may come after the cut (``_learn_later``)
+                if self._learnable(evidence, owed, heard):
+                    assert owed.caller is not None  # (``_learnable`` asks it)
+                    at = seg.start + first
+                    self._to_learn = (
+                        owed.caller, heard[0].text,
+                        max(0, at + round((heard[0].start - LEARN_MARGIN_S) * self.rate)),
+                        max(at + round(heard[0].end * self.rate), seg.start + len(seg.pcm))
+                        + round(LEARN_MARGIN_S * self.rate))
+            elif verdict.outcome == "right":
                 self._learn(evidence, owed, heard, pcm[:real])
         pending = self._owed_after(onset)
         if (pending is not None and not early
@@ -781,6 +826,18 @@ class Listener:
                     forced=seg.forced, outcome=verdict.outcome, pcm=pcm[:real], rate=self.rate))
         return result
 
+    def _one_word_owed(self, onset: int) -> bool:
+        """Whether a call of one word is owed for an utterance with
+        ``onset`` (a stream index at the recognizer's rate), and no longer
+        one: not a twin none of whose numbers was heard yet (``Owed.calls``,
+        or the words ``expected`` when the calls are not known), not
+        silence, nor nothing known (a game that does not say, or no call
+        pending: the voices page, whose takes must be whole)."""
+        owed = self._owed_at(self.time_of(onset))
+        calls = owed.calls if owed.calls is not None else (
+            () if owed.expected is None else (owed.expected,))
+        return bool(calls) and all(len(c) == 1 for c in calls)
+
     def _learn(self, evidence: Evidence, owed: Owed, heard: list[Word],
                pcm: npt.NDArray[np.int16]) -> None:
         """Keep a sure right call (``heard``, seconds from ``pcm``'s start)
@@ -792,15 +849,39 @@ class Listener:
         the word stood over the audio around it kept out the calls learnt
         in talk that found later calls there, and let in no wrong call
         fewer (``bench/RESULTS.md``, "Calls learnt at the table")."""
-        if (not self.learn or self.enrollment is None or owed.caller is None
-                or len(heard) != 1 or not evidence.expected
-                or heard[0].text != evidence.expected[0] or talk_edged(evidence)
-                or not clear_snr(evidence, self.thresholds)):
+        if not self._learnable(evidence, owed, heard):
             return
+        assert self.enrollment is not None and owed.caller is not None  # (asked there)
         word = heard[0]
         a = max(0, round((word.start - LEARN_MARGIN_S) * self.rate))
         b = min(len(pcm), round((word.end + LEARN_MARGIN_S) * self.rate))
         self.enrollment.learn(owed.caller, word.text, pcm[a:b])
+
+    def _learnable(self, evidence: Evidence, owed: Owed, heard: list[Word]) -> bool:
+        """Whether a sure right call is kept beside the caller's takes
+        (``_learn``)."""
+        return not (not self.learn or self.enrollment is None or owed.caller is None
+                    or len(heard) != 1 or not evidence.expected
+                    or heard[0].text != evidence.expected[0] or talk_edged(evidence)
+                    or not clear_snr(evidence, self.thresholds))
+
+    def _learn_later(self, *, last: bool = False) -> None:
+        """Learn the call the decayed test ended (``_to_learn``) once the
+        stream has reached ``LEARN_MARGIN_S`` past the cut or past the
+        word's end, whichever is later, from the stream as kept (with
+        ``last``, the end of the stream: as much of it as there is). A call
+        whose audio is no longer kept (a gap in the stream) is dropped."""
+        if self._to_learn is None:
+            return
+        caller, word, a, b = self._to_learn
+        if last:
+            b = min(b, self._recent.end)
+        elif self._recent.end < b:
+            return
+        self._to_learn = None
+        pcm = self._recent.kept(a, b)
+        if pcm is not None and self.enrollment is not None:
+            self.enrollment.learn(caller, word, pcm)
 
     def _words(self, pcm: npt.NDArray[np.int16], loud: tuple[float, float],
                last_voiced: float, recognizer: Recognizer | None = None,

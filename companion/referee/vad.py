@@ -98,7 +98,22 @@ class VadSettings:
     the caller's end is where the level falls back to the talk's. Both
     chosen on the human-voice development split against 0 and 6 dB, and 6,
     9 and 12 dB (bench/RESULTS.md, "A call's end where the level falls
-    back"). Off with ``fall_rise_db`` 0."""
+    back"). Off with ``fall_rise_db`` 0.
+
+    ``decay_db`` [15.0]: a 10 ms frame more than this many dB under the
+    open utterance's loudest frame so far has decayed (``decayed``): the
+    voice is over, though a room's reverberant tail or the talk around it
+    keeps the level above the floor and above what was there before. In
+    the far field the level takes a fifth of a second or more to fall back
+    (``fallen``), and the early endpoint waited for it; the level also
+    decays in the gap between a twin's numbers and under a word's soft end
+    (the v of "five"), so the listener asks this test only while a one-word
+    call is owed, ends an utterance on it only for a call ruled right,
+    learns that call only with the audio after the cut, and never asks it
+    behind an array (``stream.Listener._early``). Chosen on
+    the human-voice development split against 10, 12 and 20 dB
+    (bench/RESULTS.md, "A call's end where its level has decayed").
+    0: never."""
 
     aggressiveness: int = 2
     start_window: int = 10
@@ -119,6 +134,7 @@ class VadSettings:
     cut_early_percentile: float = 80.0
     fall_db: float = 3.0
     fall_rise_db: float = 3.0
+    decay_db: float = 15.0
 
 
 @dataclass(frozen=True)
@@ -219,10 +235,12 @@ class Segmenter:
         self._own_first = 0  # the stream index of the first of them
         self._own_loud = RunningPercentile(1 << 30, self.settings.cut_early_percentile)
         # ``fallen``: the energy before the open utterance's onset, its
-        # loudest frame, and the end of its last frame above the fall line.
+        # loudest frame, and the end of its last frame above the fall line;
+        # ``decayed``: the end of its last frame within ``decay_db`` of that
+        # loudest frame.
         self._before = 0.0
         self._own_peak = 0.0
-        self._last_up = 0
+        self._last_up = self._last_loud = 0
 
     @property
     def in_speech(self) -> bool:
@@ -335,6 +353,16 @@ class Segmenter:
         return (self._next - self._last_up) / self.rate
 
     @property
+    def decayed(self) -> float:
+        """Seconds since the open utterance's last 10 ms frame within
+        ``VadSettings.decay_db`` of its loudest so far: how long its voice
+        has been over, whatever the floor or the talk under it. 0.0 with no
+        utterance open, or with ``decay_db`` 0."""
+        if self._speech is None or self.settings.decay_db <= 0:
+            return 0.0
+        return (self._next - self._last_loud) / self.rate
+
+    @property
     def onset(self) -> int | None:
         """The stream index of the open utterance's onset (None with no
         utterance open)."""
@@ -402,6 +430,8 @@ class Segmenter:
         if (s.fall_rise_db <= 0 or energy > line
                 or self._own_peak < line * 10 ** (s.fall_rise_db / 10)):
             self._last_up = index + self.frame
+        if energy > self._own_peak * 10 ** (-s.decay_db / 10):
+            self._last_loud = index + self.frame
         if s.cut_rise_db > 0 and index - self._onset >= s.cut_after * self.rate:
             rise = self._rise_now()
             if rise is not None:
@@ -461,7 +491,8 @@ class Segmenter:
         before = [e for ix, e in self._levels if self._onset - span <= ix < self._onset]
         self._before = float(np.median(before)) if before else 0.0
         self._own_peak = max(self._own, default=0.0)
-        # (``_last_up`` is set by the caller: the end of the frame it opened at)
+        # (``_last_up`` and ``_last_loud`` are set by the caller: the end of
+        # the frame it opened at)
 
     def _edge(self, energies: Sequence[float], index_of: Callable[[int], int],
               reference: float, rise_db: float, after_s: float) -> int | None:
@@ -502,7 +533,7 @@ class Segmenter:
         self._onset = rise
         self._risen = True
         self._reset_own()
-        self._last_voiced = self._last_sound = self._last_up = index + f
+        self._last_voiced = self._last_sound = self._last_up = self._last_loud = index + f
         return ended
 
     def _brief_frame(self, index: int, strong: bool) -> Segment | None:
@@ -559,7 +590,7 @@ class Segmenter:
         self._start = first_hist
         self._speech = frames
         self._reset_own()
-        self._last_voiced = self._last_sound = self._last_up = index + f
+        self._last_voiced = self._last_sound = self._last_up = self._last_loud = index + f
 
     def _segment(self, *, forced: bool) -> Segment:
         """The open utterance so far, as a ``Segment``."""
