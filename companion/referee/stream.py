@@ -388,7 +388,8 @@ class Listener:
         self.levels = levels if levels is not None else CallLevels()
         self._judging = False  # whether the game has said what a call owes
         # The onset of the utterance last decoded early, and by which test:
-        # once at quiet and once where the level fell back (``_early``).
+        # once at quiet, once where the level fell back and once where it
+        # decayed (``_early``).
         self._tried: dict[str, int] = {"quiet": -1, "fallen": -1, "decayed": -1}
         # whether a copy was ever fed beside the stream (an array's beam)
         self._behind_array = False
@@ -801,15 +802,8 @@ class Listener:
             self.levels.add(loud)
             if verdict.outcome == "right" and right_only:
                 # a call ended where its level decayed: its soft end, the v of
-                # "five", may come after the cut (``_learn_later``)
-                if self._learnable(evidence, owed, heard):
-                    assert owed.caller is not None  # (``_learnable`` asks it)
-                    at = seg.start + first
-                    self._to_learn = (
-                        owed.caller, heard[0].text,
-                        max(0, at + round((heard[0].start - LEARN_MARGIN_S) * self.rate)),
-                        max(at + round(heard[0].end * self.rate), seg.start + len(seg.pcm))
-                        + round(LEARN_MARGIN_S * self.rate))
+                # "five", may come after the cut
+                self._learn_after_cut(evidence, owed, heard, seg, seg.start + first)
             elif verdict.outcome == "right":
                 self._learn(evidence, owed, heard, pcm[:real])
         pending = self._owed_after(onset)
@@ -860,10 +854,26 @@ class Listener:
     def _learnable(self, evidence: Evidence, owed: Owed, heard: list[Word]) -> bool:
         """Whether a sure right call is kept beside the caller's takes
         (``_learn``)."""
-        return not (not self.learn or self.enrollment is None or owed.caller is None
-                    or len(heard) != 1 or not evidence.expected
-                    or heard[0].text != evidence.expected[0] or talk_edged(evidence)
-                    or not clear_snr(evidence, self.thresholds))
+        return (self.learn and self.enrollment is not None and owed.caller is not None
+                and len(heard) == 1 and bool(evidence.expected)
+                and heard[0].text == evidence.expected[0] and not talk_edged(evidence)
+                and clear_snr(evidence, self.thresholds))
+
+    def _learn_after_cut(self, evidence: Evidence, owed: Owed, heard: list[Word],
+                         seg: Segment, base: int) -> None:
+        """Keep a sure right call the decayed test ended (``heard``, seconds
+        from stream index ``base``; ``seg``, the utterance as cut) to be
+        learnt as ``_learn`` would (``_learnable``) once the stream has
+        gone ``LEARN_MARGIN_S`` past the later of the word's end and the
+        cut (``_learn_later``)."""
+        if not self._learnable(evidence, owed, heard):
+            return
+        assert owed.caller is not None  # (``_learnable`` asks it)
+        word = heard[0]
+        self._to_learn = (owed.caller, word.text,
+                          max(0, base + round((word.start - LEARN_MARGIN_S) * self.rate)),
+                          max(base + round(word.end * self.rate), seg.start + len(seg.pcm))
+                          + round(LEARN_MARGIN_S * self.rate))
 
     def _learn_later(self, *, last: bool = False) -> None:
         """Learn the call the decayed test ended (``_to_learn``) once the
