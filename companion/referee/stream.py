@@ -391,7 +391,8 @@ class Listener:
         # once at quiet, once where the level fell back and once where it
         # decayed (``_early``).
         self._tried: dict[str, int] = {"quiet": -1, "fallen": -1, "decayed": -1}
-        # whether a copy was ever fed beside the stream (an array's beam)
+        # whether a copy was ever fed beside the stream (an array's
+        # seat-masked beam: the array tells seats apart)
         self._behind_array = False
         # a call the decayed test ended, learnt once the audio after it is in
         # (``_learn_later``): its caller, word and stream indices
@@ -562,10 +563,12 @@ class Listener:
         ends a round, waits for the whole utterance (bench/RESULTS.md, "A
         call's end where its level has decayed"). A call so ended is learnt
         only once the audio after it is in (``_learn_later``: its soft end,
-        the v of "five", may be after the cut). Not asked behind an array:
-        the seat is measured over ``seats.AFTER_S`` from the onset, and a
-        call ruled sooner had another seat's number taken for the caller's
-        on the arrays' development rooms."""
+        the v of "five", may be after the cut). Not asked behind an array
+        that tells the seats apart (once ``feed`` has had a ``copy``: the
+        seat-masked beam, given with two seats or more): the seat is
+        measured over ``seats.AFTER_S`` from the onset, and a call ruled
+        sooner had another seat's number taken for the caller's on the
+        arrays' development rooms."""
         seg = self.segmenter
         if not self._early_on or EARLY_S <= 0 or not seg.in_speech:
             return []
