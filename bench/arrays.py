@@ -17,6 +17,12 @@ and by the 6-mic HAT, and prints per array and condition:
   call's take (``roomsim.CallTruth.speech_t``), from 0.3 s before the take's
   first sample to 0.3 s after that onset, given the caller's seat, or another
   seat (a seat is given only when sure);
+- best seat right: the seat estimate's leading seat, sure or not
+  (``SeatEstimate.player``), at the estimate the ear made nearest the
+  word's onset less ``steered.WORD_LEAD_S`` (where a word's seat is
+  measured), in the same window, the caller's: how often the estimate
+  names the speaker, as the issue's room simulation counted it; the
+  engines act on a seat only when it is sure;
 - CPU of the beamformer and the seat estimate per second of audio (thread
   CPU time, this machine) and the latency they add.
 
@@ -47,7 +53,7 @@ import platform
 import sys
 import tempfile
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from contextlib import nullcontext
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -66,7 +72,7 @@ from companion.games.base import Match
 from companion.referee.beam import FRAME, HOP
 from companion.referee.judge import EarSettings, audio_handler
 from companion.referee.recognizer import Recognizer, open_recognizer
-from companion.referee.steered import SteeredEar
+from companion.referee.steered import WORD_LEAD_S, SteeredEar
 from companion.referee.stream import CallLevels
 from companion.replay import replay
 from companion.session import load_session
@@ -87,6 +93,7 @@ class Cell:
     wrong_seat_taken: int = 0
     seat_found: int = 0
     seat_wrong: int = 0
+    seat_best: int = 0
     audio_s: float = 0.0
     stage_cpu_s: float = 0.0
     utterances: int = 0
@@ -99,6 +106,7 @@ class _Timed(SteeredEar):
 
     spent: ClassVar[list[float]] = [0.0]
     utterances: ClassVar[list[int]] = [0]
+    estimates: ClassVar[list[tuple[float, str]]] = []  # (table s, leading seat), this replay
 
     def feed(self, block: Any, t: float | None = None) -> Any:
         t0 = time.thread_time()
@@ -110,14 +118,20 @@ class _Timed(SteeredEar):
     def seat_of(self, onset: float) -> Any:
         t0 = time.thread_time()
         try:
-            return super().seat_of(onset)
+            estimate = super().seat_of(onset)
         finally:
             self.spent[0] += time.thread_time() - t0
             self.utterances[0] += 1
+        if estimate is not None:
+            self.estimates.append((onset, estimate.player))
+        return estimate
 
 
 def _judge(rendered: roomsim.Rendered, rulings: list[Any], says: list[Say],
-           cell: Cell, array: str) -> None:
+           cell: Cell, array: str, estimates: Sequence[tuple[float, str]] = ()) -> None:
+    """Count ``rendered``'s calls into ``cell`` (see the module docstring):
+    ``rulings`` and ``says`` of its replay, ``estimates`` the seat
+    estimates the ear made in it (table seconds, leading seat)."""
     calls = rendered.calls
     for j, call in enumerate(calls):
         upto = calls[j + 1].flip_t if j + 1 < len(calls) else float("inf")
@@ -146,6 +160,11 @@ def _judge(rendered: roomsim.Rendered, rulings: list[Any], says: list[Say],
                 seat = min(near, key=lambda s: abs(s.t - call.speech_t)).seat
                 cell.seat_found += seat == call.player
                 cell.seat_wrong += seat is not None and seat != call.player
+            made = [(at, who) for at, who in estimates
+                    if call.onset_t - 0.3 < at < call.speech_t + 0.3]
+            if made:
+                _, best = min(made, key=lambda e: abs(e[0] - (call.speech_t - WORD_LEAD_S)))
+                cell.seat_best += best == call.player
         if verdict is None or verdict.type != want or seat != call.player or taken:
             ruled = ("none" if verdict is None
                      else f"{verdict.type} {verdict.t:.2f} {getattr(verdict, 'kind', '-')}")
@@ -213,6 +232,7 @@ def run(sessions: int, seed: int, conditions: Iterable[str] = roomsim.CONDITIONS
                     path = (roomsim.mono_copy(rendered, base, f"{condition}-{i}-one")
                             if array == "one" else rendered.path)
                     _Timed.spent[0], _Timed.utterances[0] = 0.0, 0
+                    _Timed.estimates.clear()
                     trace: list[Any] | None = [] if evidence is not None else None
                     rulings, says = _replay(path, recognizer, pack, trace,
                                             levels.setdefault((array, condition), CallLevels()))
@@ -223,7 +243,7 @@ def run(sessions: int, seed: int, conditions: Iterable[str] = roomsim.CONDITIONS
                     cell.audio_s += rendered.seconds
                     cell.stage_cpu_s += _Timed.spent[0]
                     cell.utterances += _Timed.utterances[0]
-                    _judge(rendered, rulings, says, cell, array)
+                    _judge(rendered, rulings, says, cell, array, list(_Timed.estimates))
                 if progress:
                     progress(f"{condition} {i + 1}/{sessions}")
     return cells
@@ -292,17 +312,19 @@ def _pct(a: int, b: int) -> str:
 def table(cells: dict[tuple[str, str], Cell]) -> str:
     """The cells as a Markdown table."""
     rows = ["| array | condition | verdicts right | false mistakes | no ruling | "
-            "wrong seat taken | seat found | seat wrong | array CPU per s of audio |",
-            "|---|---|---|---|---|---|---|---|---|"]
+            "wrong seat taken | seat found | seat wrong | best seat right | "
+            "array CPU per s of audio |",
+            "|---|---|---|---|---|---|---|---|---|---|"]
     for (array, condition), c in cells.items():
         cpu = (f"{1000 * c.stage_cpu_s / c.audio_s:.1f} ms ({100 * c.stage_cpu_s / c.audio_s:.2f} %"
                " of a core)" if array != "one" and c.audio_s else "-")
         wrong = _pct(c.wrong_seat_taken, c.calls) if condition == "wrong_seat" else "-"
         seat = _pct(c.seat_found, c.calls) if array != "one" else "-"
         seat_w = _pct(c.seat_wrong, c.calls) if array != "one" else "-"
+        best = _pct(c.seat_best, c.calls) if array != "one" else "-"
         rows.append(f"| {array} | {condition} | {_pct(c.right, c.calls)} | "
                     f"{_pct(c.false_mistakes, c.right_calls)} | {_pct(c.no_ruling, c.calls)} | "
-                    f"{wrong} | {seat} | {seat_w} | {cpu} |")
+                    f"{wrong} | {seat} | {seat_w} | {best} | {cpu} |")
     return "\n".join(rows)
 
 

@@ -8,6 +8,7 @@ import json
 import subprocess
 import sys
 from pathlib import Path
+from types import SimpleNamespace
 
 BENCH = Path(__file__).resolve().parents[1] / "bench"
 CALLER = {"loud_db": -26.0, "reference_db": -27.0, "floor_dbfs": -60.0}
@@ -47,3 +48,34 @@ def test_redecide_names_a_missing_file(tmp_path: Path) -> None:
     assert run.returncode == 2
     assert "--redecide: no such file" in run.stderr and "Traceback" not in run.stderr
 
+
+
+def test_the_best_seat_is_the_estimate_nearest_the_callers_word(tmp_path: Path) -> None:
+    """``bench/arrays.py``'s judging of one made-up round: the best seat is
+    the leading seat of the estimate the ear made nearest the word's onset
+    less ``WORD_LEAD_S``, sure or not; the seat found is the say's (sure)
+    seat. A call with no estimate near it counts for neither."""
+    sys.path.insert(0, str(BENCH))
+    import arrays
+    import roomsim
+
+    from companion.events import Say
+
+    calls = [roomsim.CallTruth("Abby", 1.0, 1, "one", "right", 2.0, 2.1, 2.5),
+             roomsim.CallTruth("Beth", 4.0, 2, "two", "right", 5.0, 5.2, 5.6),
+             roomsim.CallTruth("Carter", 7.0, 3, "three", "right", 8.0, 8.1, 8.5)]
+    rendered = roomsim.Rendered(tmp_path / "r.jsonl", "talk10", "usb4",
+                                {"Abby": 0.0, "Beth": 90.0, "Carter": 180.0}, calls)
+    rulings = [SimpleNamespace(type="call_ok", t=t, player=p)  # (as the engine's rulings read)
+               for t, p in ((2.1, "Abby"), (5.2, "Beth"), (8.1, "Carter"))]
+    says = [Say(t=2.1, text="one", confidence=1.0, seat="Abby"),
+            Say(t=5.2, text="two", confidence=1.0, seat=None),
+            Say(t=8.1, text="three", confidence=1.0, seat=None)]
+    # Beth's word: an unsure estimate naming her at her word, another seat's
+    # further off; Carter's: none near his call.
+    estimates = [(2.0, "Abby"), (4.3, "Carter"), (5.1, "Beth"), (5.25, "Abby"), (9.5, "Carter")]
+    cell = arrays.Cell()
+    arrays._judge(rendered, rulings, says, cell, "usb4", estimates)
+    assert (cell.calls, cell.right, cell.seat_found, cell.seat_wrong) == (3, 3, 1, 0)
+    assert cell.seat_best == 2
+    assert "best seat right" in arrays.table({("usb4", "talk10"): cell})
