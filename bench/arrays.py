@@ -151,7 +151,7 @@ def _judge(rendered: roomsim.Rendered, rulings: list[Any], says: list[Say],
         taken = (call.prompt is not None and verdict is not None and verdict.type == "call_ok"
                  and verdict.t < call.onset_t - 0.15)
         cell.wrong_seat_taken += taken
-        seat = None
+        seat = best = None
         if array != "one":
             # the caller's say: the one starting nearest the call, from its
             # take's first sound to just after the word's onset in it
@@ -165,7 +165,8 @@ def _judge(rendered: roomsim.Rendered, rulings: list[Any], says: list[Say],
             if made:
                 _, best = min(made, key=lambda e: abs(e[0] - (call.speech_t - WORD_LEAD_S)))
                 cell.seat_best += best == call.player
-        if verdict is None or verdict.type != want or seat != call.player or taken:
+        if (verdict is None or verdict.type != want or seat != call.player or taken
+                or (array != "one" and best != call.player)):
             ruled = ("none" if verdict is None
                      else f"{verdict.type} {verdict.t:.2f} {getattr(verdict, 'kind', '-')}")
             heard = " ".join(f"{s.t:.2f}-{s.end or 0:.2f}:{s.text}({s.confidence:.2f})@{s.seat}"
@@ -175,7 +176,7 @@ def _judge(rendered: roomsim.Rendered, rulings: list[Any], says: list[Say],
             cell.detail.append(
                 f"{array} {rendered.path.name} call {j} {call.player} {call.kind} "
                 f"'{call.said}' flip {call.flip_t:.2f} onset {call.onset_t:.2f}-{call.end_t:.2f}"
-                f"{prompt}: {ruled}; seat {seat}; says {heard}")
+                f"{prompt}: {ruled}; seat {seat}; best seat {best}; says {heard}")
         if verdict is not None and verdict.type == "mistake":
             break  # the round ends: later calls are not reached
 
@@ -342,7 +343,8 @@ def main() -> None:
                     help="the takes as the companion hears them at setup (through the room "
                          "and the array steered at the player), not the clean files")
     ap.add_argument("--detail", action="store_true",
-                    help="print every call not ruled right or not given its seat")
+                    help="print every call not ruled right, not given its seat, or whose seat the "
+                         "estimate nearest its word did not name")
     ap.add_argument("--evidence", type=Path,
                     help="also append every replay's evidence record to this file (JSON lines)")
     ap.add_argument("--redecide", type=Path, nargs="+", metavar="FILE",
