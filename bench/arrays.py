@@ -165,8 +165,8 @@ def _judge(rendered: roomsim.Rendered, rulings: list[Any], says: list[Say],
             if made:
                 _, best = min(made, key=lambda e: abs(e[0] - (call.speech_t - WORD_LEAD_S)))
                 cell.seat_best += best == call.player
-        if (verdict is None or verdict.type != want or seat != call.player or taken
-                or (array != "one" and best != call.player)):
+        unseated = array != "one" and (seat != call.player or best != call.player)
+        if verdict is None or verdict.type != want or taken or unseated:
             ruled = ("none" if verdict is None
                      else f"{verdict.type} {verdict.t:.2f} {getattr(verdict, 'kind', '-')}")
             heard = " ".join(f"{s.t:.2f}-{s.end or 0:.2f}:{s.text}({s.confidence:.2f})@{s.seat}"
