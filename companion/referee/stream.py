@@ -322,6 +322,16 @@ class Owed:
         return tuple(dict.fromkeys(c[1] for c in self.calls or ()
                                    if len(c) > 1 and c[0] == first))
 
+    @property
+    def one_word(self) -> bool:
+        """Whether every call that can be right is one word (``calls``, or
+        ``expected`` when the calls are not known): not a twin none of
+        whose numbers was heard yet, not silence, nor nothing known (a
+        game that does not say, or no call pending)."""
+        calls = self.calls if self.calls is not None else (
+            () if self.expected is None else (self.expected,))
+        return bool(calls) and all(len(c) == 1 for c in calls)
+
 
 @dataclass(frozen=True)
 class Hearing:
@@ -573,7 +583,7 @@ class Listener:
         if not self._early_on or EARLY_S <= 0 or not seg.in_speech:
             return []
         test = ("quiet" if seg.quiet >= EARLY_S else "fallen" if seg.fallen >= EARLY_S
-                else "decayed" if seg.decayed >= EARLY_S else None)
+                else "decayed" if seg.decayed >= EARLY_S and not self._behind_array else None)
         if (test is None or not EARLY_MIN_S <= seg.length <= EARLY_MAX_S
                 or seg.onset == self._tried[test]):
             return []
@@ -583,8 +593,8 @@ class Listener:
         if reference is not None and _peak_dbfs(peek, self.rate) < reference - EARLY_DB:
             return []  # talk: its words would be capped, never a sure call
         self._tried[test] = peek.onset
-        if test == "decayed" and (self._behind_array or not self._one_word_owed(peek.onset)):
-            return []
+        if test == "decayed" and not self._owed_at(self.time_of(peek.onset)).one_word:
+            return []  # a twin owed, or no call (the voices page: its takes must be whole)
         heard = self._decode(peek, early=True, right_only=test == "decayed")
         heap.release()  # the utterance's arrays are freed: their pages go back
         if heard is None:
@@ -822,18 +832,6 @@ class Listener:
                     words=(Word(call.text, base + call.start, base + call.end, SURE),),
                     forced=seg.forced, outcome=verdict.outcome, pcm=pcm[:real], rate=self.rate))
         return result
-
-    def _one_word_owed(self, onset: int) -> bool:
-        """Whether a call of one word is owed for an utterance with
-        ``onset`` (a stream index at the recognizer's rate), and no longer
-        one: not a twin none of whose numbers was heard yet (``Owed.calls``,
-        or the words ``expected`` when the calls are not known), not
-        silence, nor nothing known (a game that does not say, or no call
-        pending: the voices page, whose takes must be whole)."""
-        owed = self._owed_at(self.time_of(onset))
-        calls = owed.calls if owed.calls is not None else (
-            () if owed.expected is None else (owed.expected,))
-        return bool(calls) and all(len(c) == 1 for c in calls)
 
     def _learn(self, evidence: Evidence, owed: Owed, heard: list[Word],
                pcm: npt.NDArray[np.int16]) -> None:
