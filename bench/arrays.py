@@ -153,15 +153,17 @@ def _judge(rendered: roomsim.Rendered, rulings: list[Any], says: list[Say],
         cell.wrong_seat_taken += taken
         seat = best = None
         if array != "one":
-            # the caller's say: the one starting nearest the call, from its
-            # take's first sound to just after the word's onset in it
-            near = [s for s in says if call.onset_t - 0.3 < s.t < call.speech_t + 0.3]
+            def near_call(t: float, call: roomsim.CallTruth = call) -> bool:
+                # from the take's first sound to just after the word's onset in it
+                return call.onset_t - 0.3 < t < call.speech_t + 0.3
+
+            # the caller's say: the one starting nearest the call
+            near = [s for s in says if near_call(s.t)]
             if near:
                 seat = min(near, key=lambda s: abs(s.t - call.speech_t)).seat
                 cell.seat_found += seat == call.player
                 cell.seat_wrong += seat is not None and seat != call.player
-            made = [(at, who) for at, who in estimates
-                    if call.onset_t - 0.3 < at < call.speech_t + 0.3]
+            made = [(at, who) for at, who in estimates if near_call(at)]
             if made:
                 _, best = min(made, key=lambda e: abs(e[0] - (call.speech_t - WORD_LEAD_S)))
                 cell.seat_best += best == call.player
