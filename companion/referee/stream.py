@@ -218,6 +218,18 @@ CARRIES_ON_S = 0.02
 """A second word starting at most this many seconds (two decoder frames)
 after the first word ends abuts it (``carries_on``)."""
 
+TWIN_REST_S = 0.15
+"""A twin's first number heard alone with at least this many seconds of
+voice after it: that stretch is heard on its own for the second number
+(``Listener._twin_rest_alone``). No count word is shorter (``SPOT_MIN_S``).
+Chosen on the human set's dev split, where 0.1 s found the same calls
+(bench/RESULTS.md, "A twin's second number heard on its own")."""
+
+TWIN_REST_LEAD_S = 0.05
+"""The stretch after a twin's first number that is heard on its own starts
+this many seconds before that word's end as the decoder placed it (its word
+edges are a frame or two off)."""
+
 PAST_OWED = 8
 """How many calls owed taken over are kept besides the one in force: an
 utterance decoded after a later call took over is judged by the one owed
@@ -772,6 +784,11 @@ class Listener:
                         # there, as when the cepstral takes alone find it.
                         sounded = max(sounded, base + found[0].start)
                         onset = max(sounded, word_at)
+        learnt = heard  # what the utterance itself was ruled on (a twin's rest is not learnt)
+        if not early and verdict.outcome == "right":
+            rest = self._twin_rest_alone(evidence, pcm[:real], heard, owed, last_voiced)
+            if rest is not None:  # a twin's second number, heard after its first on its own
+                heard = [*heard, rest]
         if (unvetted is None and not reheard and self.masked is not None and not words
                 and verdict.outcome == "right"):
             # Behind an array, a call no recognizer heard a game word in, found
@@ -818,7 +835,7 @@ class Listener:
                 # "five", may come after the cut
                 self._learn_after_cut(evidence, owed, heard, seg, seg.start + first)
             elif verdict.outcome == "right":
-                self._learn(evidence, owed, heard, pcm[:real])
+                self._learn(evidence, owed, learnt, pcm[:real])
         pending = self._owed_after(onset)
         if (pending is not None and not early
                 and verdict.outcome in ("talk", "unsure")):
@@ -832,6 +849,46 @@ class Listener:
                     words=(Word(call.text, base + call.start, base + call.end, SURE),),
                     forced=seg.forced, outcome=verdict.outcome, pcm=pcm[:real], rate=self.rate))
         return result
+
+    def _twin_rest_alone(self, evidence: Evidence, pcm: npt.NDArray[np.int16],
+                         heard: list[Word], owed: Owed, last_voiced: float) -> Word | None:
+        """A twin's second number (The Nasty 7: a twin racketeer's call is
+        two numbers) in an utterance ruled right on its first alone:
+        ``heard`` is one word, a call owed goes on from it, and the voice
+        goes on at least ``TWIN_REST_S`` past it (``last_voiced``, seconds
+        from ``pcm``'s start). The rest of ``pcm``, from
+        ``TWIN_REST_LEAD_S`` before that word's end, is decoded on its own
+        and judged by the same decision and the caller's takes
+        (``_weigh``) as the call of the second number alone: in the whole
+        utterance the decoder's best path through the first number can
+        leave the second unexplained, and in talk or a far field the
+        second is often heard as another word that the caller's takes then
+        overrule. Only a right verdict counts: a second number heard wrong
+        here leaves the twin heard by half, as before, which the engine
+        never rules a mistake. Returns the word, its span in seconds from
+        ``pcm``'s start (not before the first word's end), ``SURE``; None
+        otherwise (bench/RESULTS.md, "A twin's second number heard on its
+        own")."""
+        if len(heard) != 1 or last_voiced - heard[0].end < TWIN_REST_S:
+            return None
+        rest = owed.after(heard[0].text)
+        if not rest:
+            return None
+        start = max(0.0, heard[0].end - TWIN_REST_LEAD_S)
+        tail = pcm[round(start * self.rate):]
+        span = (0.0, len(tail) / self.rate)
+        alone = Owed(expected=rest, caller=owed.caller, calls=tuple((w,) for w in rest),
+                     at=owed.at, timed=owed.timed)
+        words, _, got, level = self._words(tail, span, last_voiced - start)
+        again = _with_takes(replace(
+            evidence, words=tuple(got), decoded=tuple(words), loud_db=level, expected=rest,
+            calls=alone.calls, spot_gap=None, spot_fit=None, spot_start=None, spot_end=None,
+            embedding_gap=None, embedding_spot_gap=None), None)
+        _, verdict, got = self._weigh(again, tail, got, span, len(tail), alone)
+        if verdict.outcome != "right" or len(got) != 1 or got[0].text not in rest:
+            return None
+        return Word(got[0].text, max(start + got[0].start, heard[0].end), start + got[0].end,
+                    SURE)
 
     def _learn(self, evidence: Evidence, owed: Owed, heard: list[Word],
                pcm: npt.NDArray[np.int16]) -> None:
