@@ -12,8 +12,10 @@ compensated) to the recognizer's rate; ``SampleClock`` maps sample indices to
 the table clock (jitter, drift, dropped blocks); the ``Segmenter`` (webrtcvad)
 cuts utterances (and cuts talk where a louder voice rises out of it) and
 gives their onset, and a short utterance already heard as
-a sure call ends as soon as the stream is quiet or its level has fallen
-back to the talk it rose out of (``EARLY_S``, the early endpoint); the
+a sure call ends as soon as the stream is quiet, its level has fallen
+back to the talk it rose out of, or, while a one-word call is owed, its
+level has decayed far under its own loudest (``EARLY_S``, the early
+endpoint); the
 recognizer decodes the loud part
 of each utterance (``foreground``: the caller is the loud voice, talk runs on
 around the call) with the vocabulary that was in force when it began; a word
@@ -26,7 +28,9 @@ talk), which sets the confidence the engine gets; an utterance heard as a
 mistake is heard again by the recognizer's confirmer, where it has one
 (``Recognizer.confirmer``), and judged on that hearing, and so are sure
 words for a game that never says what a call owes (Cheat), whose engine
-acts on the words' own confidences. A new vocabulary (and a
+acts on the words' own confidences. An utterance ruled right on a twin's
+first number alone has the rest of it heard on its own for the second
+(``TWIN_REST_S``). A new vocabulary (and a
 new call owed) waits for an utterance boundary: it is never switched inside
 an utterance.
 """
