@@ -95,7 +95,13 @@ class Thresholds:
     word of its utterance is dropped by the stream [12.0]. ``talk_words``:
     an utterance decoded into this many game words or more is talk (a call
     has one or two) [3]. ``max_words``: a mistake needs at most this many
-    kept words [2].
+    kept words [2]. ``silent_voice``: while silence is owed (a gun card),
+    an utterance to which Silero VAD gives no speech probability this high
+    (``Evidence.voice``) is no voice, talk: no doubt on the card [0.5]. On
+    the dev split in kitchen noise the clatter heard as game words in gun
+    cards' windows peaked at 0.03-0.28 (one at 0.90) and the callers' own
+    calls, wrong numbers included, at 0.79 or more (bench/RESULTS.md, "A
+    silent card's clatter is no voice").
 
     With the caller's enrolled takes (``Evidence.template_gap``,
     ``companion.referee.templates``):
@@ -355,6 +361,7 @@ class Thresholds:
 
     mistake: float = 0.99
     mistake_silent: float = 0.99
+    silent_voice: float = 0.5
     clear_snr_db: float = 28.0
     caller_db: float = 3.0
     quiet_db: float = 12.0
@@ -429,7 +436,10 @@ class Evidence:
     verdict on the call owed in the speech-embedding space
     (``embedding.witness``; None: not looked for, or it could not tell);
     ``embedding_spot_gap`` the same over the spot's stretch alone
-    (``spot_start`` to ``spot_end``; None: no spot, or not told)."""
+    (``spot_start`` to ``spot_end``; None: no spot, or not told).
+    ``voice``: while silence is owed, the highest speech probability
+    (0..1) Silero VAD gives the decoded audio (``voiced.VoiceWitness``;
+    None: not asked, or it could not tell)."""
 
     words: tuple[Word, ...]
     decoded: tuple[Word, ...] = ()
@@ -455,6 +465,7 @@ class Evidence:
     embedding_gap: float | None = None
     spot_end: float | None = None
     embedding_spot_gap: float | None = None
+    voice: float | None = None
 
 
 @dataclass(frozen=True)
@@ -567,6 +578,11 @@ def _heard(ev: Evidence, th: Thresholds) -> Verdict:
         # talk, several game words long. Any voice would be doubt, which
         # leaves the silent card without a ruling; a real mistake on the
         # card rising out of talk is missed instead (never a false one).
+        return Verdict("talk", min(least, TALK))
+    if ev.expected == () and ev.voice is not None and ev.voice < th.silent_voice:
+        # Silence is owed and what was heard is no voice (clatter the
+        # recognizer took for game words): not doubt, so the card's silence
+        # can be ruled kept.
         return Verdict("talk", min(least, TALK))
     quiet = ev.reference_db is not None and ev.loud_db < ev.reference_db - th.quiet_db
     if len(ev.decoded) >= th.talk_words or quiet:

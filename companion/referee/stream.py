@@ -30,7 +30,9 @@ mistake is heard again by the recognizer's confirmer, where it has one
 words for a game that never says what a call owes (Cheat), whose engine
 acts on the words' own confidences. An utterance ruled right on a twin's
 first number alone has the rest of it heard on its own for the second
-(``TWIN_REST_S``). A new vocabulary (and a
+(``TWIN_REST_S``); while silence is owed, an utterance with game words in
+it is put to a voice detector too (``Listener.voice``), and clatter is
+talk, not doubt. A new vocabulary (and a
 new call owed) waits for an utterance boundary: it is never switched inside
 an utterance.
 """
@@ -80,6 +82,7 @@ from companion.referee.stretch import caller_stretch, frame_power
 from companion.referee.templates import RATE as TAKES_RATE
 from companion.referee.templates import STEADY_SPREAD_DB, Enrollment, Match, steady
 from companion.referee.vad import Segment, Segmenter, VadSettings
+from companion.referee.voiced import VoiceWitness
 
 log = logging.getLogger(__name__)
 
@@ -431,6 +434,8 @@ class Listener:
         self.learn = learn
         self.suppressor = (NoiseSuppressor(self.rate) if second_opinion and recognizer.twins
                            and self.rate == SUPPRESSOR_RATE else None)
+        # whether a silent card's utterance holds a voice (Silero VAD, loaded when first asked)
+        self.voice = VoiceWitness()
         # Another hearing of the same stream fed beside it (``feed``'s ``copy``:
         # an array's seat-masked beam), kept only when there is a twin to decode it.
         self.masked: StreamCopy | None = None
@@ -719,7 +724,9 @@ class Listener:
                             reference_db=self.levels.reference(),
                             floor_dbfs=self.segmenter.floor_dbfs, expected=expected,
                             onset=onset, calls=owed.calls, risen=seg.risen,
-                            cut=seg.rise, steady=self._steady(pcm[:real]))
+                            cut=seg.rise, steady=self._steady(pcm[:real]),
+                            voice=(self.voice.speech_probability(pcm[:real], self.rate)
+                                   if expected == () and heard else None))
         evidence, verdict, heard = self._weigh(evidence, pcm, heard, (lo, hi), real, owed)
         if verdict.outcome == "mistake" or (
                 expected is None and not self._judging and verdict.outcome == "right"):
