@@ -724,10 +724,15 @@ class Listener:
                             reference_db=self.levels.reference(),
                             floor_dbfs=self.segmenter.floor_dbfs, expected=expected,
                             onset=onset, calls=owed.calls, risen=seg.risen,
-                            cut=seg.rise, steady=self._steady(pcm[:real]),
-                            voice=(self.voice.speech_probability(pcm[:real], self.rate)
-                                   if expected == () and heard else None))
+                            cut=seg.rise, steady=self._steady(pcm[:real]))
         evidence, verdict, heard = self._weigh(evidence, pcm, heard, (lo, hi), real, owed)
+        if expected == () and heard and verdict.outcome in ("unsure", "mistake"):
+            # Silence is owed and game words were heard: doubt, or a mistake,
+            # unless it is no voice at all (clatter). Asked only then: the
+            # voice detector costs about as much CPU as a decode.
+            evidence = replace(evidence,
+                               voice=self.voice.speech_probability(pcm[:real], self.rate))
+            verdict = decide(evidence, self.thresholds)
         if verdict.outcome == "mistake" or (
                 expected is None and not self._judging and verdict.outcome == "right"):
             # (a game that never says what a call owes, as Cheat, acts on the
