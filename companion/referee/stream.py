@@ -901,8 +901,9 @@ class Listener:
             calls=alone.calls, spot_gap=None, spot_fit=None, spot_start=None, spot_end=None,
             embedding_gap=None, embedding_spot_gap=None), None)
         _, verdict, got = self._weigh(again, tail, got, span, len(tail), alone)
-        if verdict.outcome != "right" or len(got) != 1 or got[0].text not in rest:
-            return None
+        if (verdict.outcome != "right" or len(got) != 1 or got[0].text not in rest
+                or start + got[0].end <= heard[0].end):
+            return None  # (nor a word wholly inside the first one's end)
         return Word(got[0].text, max(start + got[0].start, heard[0].end), start + got[0].end,
                     SURE)
 
