@@ -892,15 +892,15 @@ class Listener:
             return None
         start = max(0.0, heard[0].end - TWIN_REST_LEAD_S)
         tail = pcm[round(start * self.rate):]
-        span = (0.0, len(tail) / self.rate)
         alone = Owed(expected=rest, caller=owed.caller, calls=tuple((w,) for w in rest),
                      at=owed.at, timed=owed.timed)
-        words, _, got, level = self._words(tail, span, last_voiced - start)
-        again = _with_takes(replace(
-            evidence, words=tuple(got), decoded=tuple(words), loud_db=level, expected=rest,
-            calls=alone.calls, spot_gap=None, spot_fit=None, spot_start=None, spot_end=None,
-            embedding_gap=None, embedding_spot_gap=None), None)
-        _, verdict, got = self._weigh(again, tail, got, span, len(tail), alone)
+        # (nothing the whole utterance's spot or embedding told is about the rest)
+        fresh = replace(evidence, expected=rest, calls=alone.calls, spot_gap=None,
+                        spot_fit=None, spot_start=None, spot_end=None, embedding_gap=None,
+                        embedding_spot_gap=None)
+        _, verdict, got, _, _ = self._hear_again(self.recognizer, fresh, tail,
+                                                 (0.0, len(tail) / self.rate),
+                                                 last_voiced - start, len(tail), alone)
         if (verdict.outcome != "right" or len(got) != 1 or got[0].text not in rest
                 or start + got[0].end <= heard[0].end):
             return None  # (nor a word wholly inside the first one's end)
@@ -1071,7 +1071,7 @@ class Listener:
                     last_voiced: float, real: int, owed: Owed,
                     ) -> tuple[Evidence, Verdict, list[Word], list[Word], float]:
         """``pcm`` decoded by ``recognizer`` (the twin or the confirmer,
-        following this one's vocabulary) and judged by the same decision
+        following this one's vocabulary, or this one) and judged by the same decision
         and takes, on ``evidence`` with the words, level and takes of that
         hearing instead: its evidence, verdict, words (the takes may have
         overruled them), the words it heard before the takes were weighed,

