@@ -468,9 +468,47 @@ def convolve(x: np.ndarray, rir: np.ndarray) -> np.ndarray:
     return fftconvolve(x, rir)[: len(x)].astype(np.float32)
 
 
+@dataclass
+class Parts:
+    """What a session's audio is made of before the floor: ``speech`` (every
+    seat, as heard at the microphone), ``noise`` (the condition's, set to
+    its SNR against the speech's active level; None in clean audio), that
+    SNR (dB), the generator the floor is drawn from next, and the mix
+    record so far."""
+
+    speech: np.ndarray
+    noise: np.ndarray | None
+    snr: float | None
+    rng: np.random.Generator
+    rec: dict[str, Any]
+
+
 def mix(rnd: Round, raw: Raw, condition: str, seed: int, cache: Path) -> tuple[np.ndarray,
                                                                               dict[str, Any]]:
     """The session's audio in ``condition`` and its mix record."""
+    parts = mix_parts(rnd, raw, condition, seed, cache)
+    speech, noise, snr, rng, rec = parts.speech, parts.noise, parts.snr, parts.rng, parts.rec
+    n = rnd.tracks.shape[1]
+    level = active_level(speech)
+    out = speech.astype(np.float32)
+    if noise is not None:
+        out = out + noise
+    out = out + white(rng, n, FLOOR_DBFS)
+    peak = float(np.max(np.abs(out)))
+    scaled = 0.0
+    if peak > 0.99:
+        scaled = 20 * float(np.log10(0.99 / peak))
+        out = out * (0.99 / peak)
+    rec.update({"speech_active_dbfs": round(level + scaled, 2),
+                "noise_dbfs": None if noise is None else round(rms_level(noise) + scaled, 2),
+                "snr_db": snr, "floor_dbfs": FLOOR_DBFS, "scaled_db": round(scaled, 2),
+                "seconds": round(n / RATE, 3)})
+    return out, rec
+
+
+def mix_parts(rnd: Round, raw: Raw, condition: str, seed: int, cache: Path) -> Parts:
+    """The speech and the noise of the session's audio in ``condition``
+    (``mix`` adds the floor and keeps the sum under full scale)."""
     c_index = CONDITIONS.index(condition)
     rng = np.random.default_rng([seed, 0 if rnd.split == "dev" else 1,
                                  int(rnd.name[1:]), 100 + c_index])
@@ -505,22 +543,11 @@ def mix(rnd: Round, raw: Raw, condition: str, seed: int, cache: Path) -> tuple[n
         noise = np.sum([convolve(tr_, rirs[seats + k]) for k, tr_ in enumerate(tracks)], axis=0)
         rec["babble"] = used
         rec["room"] = room
-    level = active_level(speech)
-    out = speech.astype(np.float32)
     if noise is not None and snr is not None:
-        noise = at_level(noise, level - snr)
-        out = out + noise
-    out = out + white(rng, n, FLOOR_DBFS)
-    peak = float(np.max(np.abs(out)))
-    scaled = 0.0
-    if peak > 0.99:
-        scaled = 20 * float(np.log10(0.99 / peak))
-        out = out * (0.99 / peak)
-    rec.update({"speech_active_dbfs": round(level + scaled, 2),
-                "noise_dbfs": None if noise is None else round(rms_level(noise) + scaled, 2),
-                "snr_db": snr, "floor_dbfs": FLOOR_DBFS, "scaled_db": round(scaled, 2),
-                "seconds": round(n / RATE, 3)})
-    return out, rec
+        noise = at_level(noise, active_level(speech) - snr)
+    else:
+        noise = None
+    return Parts(speech=speech, noise=noise, snr=snr, rng=rng, rec=rec)
 
 
 # -- sessions -----------------------------------------------------------------------

@@ -139,3 +139,59 @@ def test_an_evening_keeps_each_seats_voice_and_the_same_cards(tmp_path: Path) ->
                    "--conditions", "clean", "--evening", "10"])
     assert json.loads((tmp_path / "set" / "SUMMARY.json").read_text())["evening"] == 10
     assert human.evening_takes(tmp_path / "set") is not None
+
+
+@needs_raw
+@pytest.mark.slow
+def test_the_talk_level_of_each_call_is_the_talk_in_the_files(small_set: Path) -> None:
+    # bench/talk_level.py regenerates each round's noise (humanset.mix_parts)
+    # instead of reading it back: that noise must be the one in the WAV. The
+    # set's talk WAV less its clean WAV (the same speech; each undone of its
+    # own scaling) is the talk plus two -60 dBFS floors, so wherever the talk
+    # is well over those floors both must give each call the same SNR.
+    import talk_level
+
+    checked = paused = 0
+    for split in ("dev", "test"):
+        names = [json.loads(x)["session"] for x in
+                 (small_set / split / "truth.jsonl").read_text().splitlines()]
+        snrs = talk_level.local_snrs(small_set, split, "babble5", names, humanset.Raw(RAW),
+                                     small_set / ".rir-cache")
+        mixes = {c: {m["session"]: m for m in map(json.loads, (small_set / split / c
+                                                                / "mix.jsonl").read_text()
+                                                   .splitlines())}
+                 for c in ("babble5", "clean")}
+        truths = {t["session"]: t for t in map(json.loads, (small_set / split / "truth.jsonl")
+                                               .read_text().splitlines())}
+        for (name, idx), snr in snrs.items():
+            talk, rate = humanset.read_wav(small_set / split / "babble5" / f"{name}.wav")
+            clean, _ = humanset.read_wav(small_set / split / "clean" / f"{name}.wav")
+            talk = talk / 10 ** (mixes["babble5"][name]["scaled_db"] / 20)
+            clean = clean / 10 ** (mixes["clean"][name]["scaled_db"] / 20)
+            call = truths[name]["calls"][idx]
+            a = round(call["start_t"] * rate)
+            b = a + round(call["dur"] * rate)
+            noise = humanset.rms_level(talk[a:b] - clean[a:b])
+            if noise > humanset.FLOOR_DBFS + 20:
+                said = humanset.active_level(clean[a:b])
+                assert snr == pytest.approx(said - noise, abs=0.3), (split, name, idx)
+                checked += 1
+            else:
+                assert snr >= talk_level.PAUSED_DB - 10
+                paused += 1
+    assert checked >= 10  # most calls of 16 rounds meet talk
+
+
+def test_the_talk_level_tables_count_every_right_call_once() -> None:
+    import talk_level
+
+    records = [{"split": "dev", "condition": "babble10", "session": "s000", "idx": i,
+                "kind": kind, "verdict": verdict}
+               for i, (kind, verdict) in enumerate([("right", "right"), ("right", "no_ruling"),
+                                                    ("right", "right"), ("wrong", "right")])]
+    snrs = {("dev", "babble10", "s000", 0): 4.0, ("dev", "babble10", "s000", 1): 5.9,
+            ("dev", "babble10", "s000", 2): 41.0, ("dev", "babble10", "s000", 3): 4.0}
+    out = talk_level.tables(records, snrs)
+    assert "| dev | babble10 | 1/2 | 1/1 |" in out  # +3..+6 dB: one of two; paused: one
+    assert "| dev | babble10 | 1/1 | 1/2 |" in out  # the first call; the later ones
+    assert talk_level.band(-0.5) == "-3..+0" and talk_level.band(30.0) == "paused"
