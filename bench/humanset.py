@@ -472,11 +472,12 @@ def convolve(x: np.ndarray, rir: np.ndarray) -> np.ndarray:
 class Parts:
     """What a session's audio is made of before the floor: ``speech`` (every
     seat, as heard at the microphone), ``noise`` (the condition's, set to
-    its SNR against the speech's active level; None in clean audio), that
-    SNR (dB), the generator the floor is drawn from next, and the mix
-    record so far."""
+    its SNR against the speech's active level, ``level``, dBFS; None in
+    clean audio), that SNR (dB), the generator the floor is drawn from
+    next, and the mix record so far."""
 
     speech: np.ndarray
+    level: float
     noise: np.ndarray | None
     snr: float | None
     rng: np.random.Generator
@@ -487,9 +488,8 @@ def mix(rnd: Round, raw: Raw, condition: str, seed: int, cache: Path) -> tuple[n
                                                                               dict[str, Any]]:
     """The session's audio in ``condition`` and its mix record."""
     parts = mix_parts(rnd, raw, condition, seed, cache)
-    speech, noise, snr, rng, rec = parts.speech, parts.noise, parts.snr, parts.rng, parts.rec
+    speech, level, noise, rng, rec = parts.speech, parts.level, parts.noise, parts.rng, parts.rec
     n = rnd.tracks.shape[1]
-    level = active_level(speech)
     out = speech.astype(np.float32)
     if noise is not None:
         out = out + noise
@@ -501,7 +501,7 @@ def mix(rnd: Round, raw: Raw, condition: str, seed: int, cache: Path) -> tuple[n
         out = out * (0.99 / peak)
     rec.update({"speech_active_dbfs": round(level + scaled, 2),
                 "noise_dbfs": None if noise is None else round(rms_level(noise) + scaled, 2),
-                "snr_db": snr, "floor_dbfs": FLOOR_DBFS, "scaled_db": round(scaled, 2),
+                "snr_db": parts.snr, "floor_dbfs": FLOOR_DBFS, "scaled_db": round(scaled, 2),
                 "seconds": round(n / RATE, 3)})
     return out, rec
 
@@ -543,11 +543,9 @@ def mix_parts(rnd: Round, raw: Raw, condition: str, seed: int, cache: Path) -> P
         noise = np.sum([convolve(tr_, rirs[seats + k]) for k, tr_ in enumerate(tracks)], axis=0)
         rec["babble"] = used
         rec["room"] = room
-    if noise is not None and snr is not None:
-        noise = at_level(noise, active_level(speech) - snr)
-    else:
-        noise = None
-    return Parts(speech=speech, noise=noise, snr=snr, rng=rng, rec=rec)
+    level = active_level(speech)
+    noise = at_level(noise, level - snr) if noise is not None and snr is not None else None
+    return Parts(speech=speech, level=level, noise=noise, snr=snr, rng=rng, rec=rec)
 
 
 # -- sessions -----------------------------------------------------------------------
