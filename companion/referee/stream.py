@@ -742,9 +742,11 @@ class Listener:
                                                            (lo, hi), last_voiced, real, owed)
         # Whether ``loud`` may not be the call's own level (it joins
         # CallLevels only if it is): a call found inside talk (the loudest
-        # word is the talk's), or a call heard only in the suppressed copy
-        # (the loudest word the raw audio gave was not the call).
-        other_level = False
+        # word is the talk's), a call heard only in the suppressed copy
+        # (the loudest word the raw audio gave was not the call), or a call
+        # the caller's takes found where the recognizer heard no game word
+        # (``loud`` is then no level at all: -120 dBFS).
+        other_level = not evidence.words
         talk = verdict.outcome == "talk"
         among = verdict.outcome == "unsure" and among_words(evidence, self.thresholds)
         spot = self._spot(pcm, words, owed) if talk or among else None
