@@ -5,48 +5,28 @@ A call the caller's own takes find where the recognizer heard no game word
 (``decision.takes_find`` with ``Thresholds.unheard_fit``) is ruled right,
 but no word gave it a level: it must not join the record the quiet test
 (``Thresholds.quiet_db``) measures talk against. The decoder is a stand-in
-(``Deaf``, which hears no game word; ``Hears`` a sure "five"): whether a
-real decoder hears nothing in a given real clip depends on the room, and
-only the stream's bookkeeping is tested here. The call and the takes are
+(``test_templates.Deaf``, which hears no game word; ``Hears`` a sure
+"five"): whether a real decoder hears nothing in a given real clip depends
+on the room, and only the stream's bookkeeping is tested here. The call and the takes are
 real FSDD recordings of george from ``../shared/human-calls/raw``.
 """
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import numpy as np
-import pytest
-import soxr
+from fsdd import RATE, needs_fsdd, take
+from test_templates import Deaf
 
-from companion.referee.judge import read_wav
 from companion.referee.recognizer import Recognizer, Word
 from companion.referee.stream import Listener
 from companion.referee.templates import enrollment_of
 
-RATE = 16000
-FSDD = Path(__file__).resolve().parents[2] / "shared" / "human-calls" / "raw" / "fsdd"
 WORDS = ["one", "two", "three", "four", "five", "six", "seven"]
-needs_fsdd = pytest.mark.skipif(not FSDD.is_dir(), reason=f"no FSDD recordings in {FSDD}")
 
 
-def take(word: str, i: int) -> np.ndarray:
-    """george's take ``i`` of ``word``, at 16 kHz (FSDD is 8 kHz)."""
-    pcm, rate = read_wav(FSDD / f"{WORDS.index(word) + 1}_george_{i}.wav")
-    return soxr.resample(pcm.astype(np.float64), rate, RATE)
-
-
-class Deaf(Recognizer):
-    """Hears no game word in anything."""
-
-    name = "deaf"
-    sample_rate = RATE
-
-    def _compile(self, vocabulary: tuple[str, ...]) -> None:
-        pass
-
-    def decode(self, pcm: np.ndarray) -> list[Word]:
-        return []
+def george(word: str, k: int) -> np.ndarray:
+    """george's take ``k`` of ``word``, at ``RATE``."""
+    return take(WORDS.index(word) + 1, "george", k)
 
 
 class Hears(Deaf):
@@ -61,8 +41,8 @@ class Hears(Deaf):
 def judged(recognizer: Recognizer) -> tuple[list[str], Listener]:
     """The outcomes of george's "five" (an enrolled take itself, so the
     takes surely fit it) said over a quiet floor as Abby's call of five."""
-    enrollment = enrollment_of({"Abby": {w: [take(w, i) for i in range(3)] for w in WORDS}})
-    call = take("five", 0)
+    enrollment = enrollment_of({"Abby": {w: [george(w, i) for i in range(3)] for w in WORDS}})
+    call = george("five", 0).astype(np.float64)
     pcm = np.concatenate([np.zeros(RATE), call, np.zeros(RATE)])
     pcm = pcm + np.random.default_rng(5).normal(0.0, 8.0, len(pcm))
     pcm = np.clip(np.rint(pcm), -32768, 32767).astype(np.int16)
