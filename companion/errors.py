@@ -40,6 +40,10 @@ class OutOfOrderError(IllegalEventError):
     """The event's time ``t`` is earlier than the previous event's."""
 
 
+_ESCAPED = {c: repr(chr(c))[1:-1] for c in (*range(0x20), 0x7F)}
+"""Control characters (ASCII) -> their escaped form (``\\n``, ``\\x00``)."""
+
+
 class SessionError(CompanionError, ValueError):
     """A session file is malformed. ``line`` is 1-based; ``field`` may be None."""
 
@@ -47,6 +51,9 @@ class SessionError(CompanionError, ValueError):
     """Longest ``message`` kept (values in it are quoted short where they arise)."""
 
     def __init__(self, message: str, *, line: int, field: str | None = None) -> None:
+        # one line, whatever the file held: a control character a message
+        # quotes (a newline in an option's name) is shown escaped
+        message = message.translate(_ESCAPED)
         if len(message) > self.MAX_MESSAGE:
             message = message[:self.MAX_MESSAGE] + "…"
         where = f"line {line}" + (f", field {field!r}" if field else "")

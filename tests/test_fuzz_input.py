@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from click.testing import CliRunner
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from companion.cli import main
@@ -147,6 +147,8 @@ session_lines = st.one_of(
 
 @given(header=st.one_of(bodies(SETUPS).map(encode), raw_bodies),
        lines=st.lists(session_lines, max_size=5))
+@example(header=b'{"game": "nasty7", "players": ["Abby", "Beth", "Carter", "Debbie"], '
+                b'"options": {"\\n": null}}', lines=[])  # a newline in an option's name
 @FUZZ
 def test_fuzzed_sessions_exit_0_or_2_with_one_line(header: bytes, lines: list[bytes]) -> None:
     with tempfile.TemporaryDirectory() as tmp:
