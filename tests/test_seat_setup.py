@@ -138,8 +138,10 @@ def test_the_page_shows_the_seats_and_a_drag_moves_one(
     table = page.locator("#seats-table").bounding_box()
     assert table is not None
     cx, cy = table["x"] + table["width"] / 2, table["y"] + table["height"] / 2
-    beth = page.locator('#seats-players .seat[data-player="Beth"]').bounding_box()
-    carter = page.locator('#seats-players .seat[data-player="Carter"]').bounding_box()
+    beth_seat = page.locator('#seats-players .seat[data-player="Beth"]')
+    carter_seat = page.locator('#seats-players .seat[data-player="Carter"]')
+    expect(carter_seat).to_be_visible()
+    beth, carter = beth_seat.bounding_box(), carter_seat.bounding_box()
     assert beth is not None and carter is not None
     assert beth["y"] + beth["height"] / 2 < cy - 40
     assert carter["x"] + carter["width"] / 2 < cx - 40
@@ -162,6 +164,34 @@ def test_the_page_shows_the_seats_and_a_drag_moves_one(
     setup.heard(33.0)
     expect(status).to_have_text("Beth: say your name, or \u201chere\u201d.")
     assert setup.seats["Abby"] == 33.0
+
+
+def test_a_poll_that_changes_nothing_keeps_the_seats_drawn(
+        served: tuple[Hub, SeatSetup, str], browser: Any) -> None:
+    """The page polls every second. It once redrew every seat on each poll,
+    so a seat a finger was about to press (or a test was measuring) could be
+    swapped for a new one between the look and the press. Two polls that
+    change nothing now leave the very same seat in the page; a poll that
+    does change a seat still moves it."""
+    from playwright.sync_api import expect
+    from test_web_browser import enter_pin
+
+    _, setup, url = served
+    page = browser.new_context(viewport=PHONE).new_page()
+    page.goto(url + "/seats")
+    enter_pin(page, "2468")
+    beth_seat = page.locator('#seats-players .seat[data-player="Beth"]')
+    expect(beth_seat).to_be_visible()
+    before = beth_seat.element_handle()
+    assert before is not None
+    for _ in range(2):
+        with page.expect_response("**/api/seats"):
+            pass
+    assert before.evaluate("seat => seat.isConnected") is True
+    where = beth_seat.get_attribute("transform")
+    setup.place("Beth", 270.0)
+    expect(beth_seat).not_to_have_attribute("transform", where or "")
+    assert before.evaluate("seat => seat.isConnected") is False
 
 
 def test_a_poll_answered_after_a_drag_does_not_put_the_seat_back(

@@ -12,6 +12,7 @@
   const RADIUS = 110;
   const NS = "http://www.w3.org/2000/svg";
   let view = null;
+  let drawn = null;  // the view last drawn, as JSON: a poll that changes nothing redraws nothing
   let dragging = null;
   let finding = false;
 
@@ -28,6 +29,11 @@
 
   function draw() {
     if (dragging) return;
+    // Redrawing an unchanged view each second would replace the seat a
+    // finger is about to press.
+    const key = JSON.stringify(view) + finding;
+    if (key === drawn) return;
+    drawn = key;
     group.replaceChildren();
     missing.replaceChildren();
     if (!view.array) {
@@ -98,6 +104,7 @@
     const d = dragging;
     d.g.removeEventListener("pointermove", moveDrag);
     dragging = null;
+    drawn = null;  // the dragged seat is drawn from the view again, whatever the reply
     if (d.deg === null) return;
     await change("/api/seats", { player: d.name, azimuth: Math.round(d.deg * 10) / 10 });
   }
