@@ -2,7 +2,7 @@
 
 Run from the project's root::
 
-    .venv/bin/python bench/enrolled.py --out DIR [--data DIR] [--takes 3] [--files]
+    .venv/bin/python bench/enrolled.py --out DIR [--data DIR] [--takes 3] [--files] [--at-table]
 
 For every session of a human-voice set in ``tools/score.py``'s layout (the
 shared ``../shared/human-calls/sessions`` by default, or ``bench/humanset.py``'s
@@ -12,6 +12,13 @@ wrong numbers the voices page also asks for ("zero", "eight", "nine";
 ``--extra ""`` for the count words alone), taken from that player's FSDD
 speaker (the ground truth's ``voices``) at the takes kept
 for enrollment (0 .. ``--takes``-1: never a take any session says).
+
+With ``--at-table`` (a ``bench/humanset.py`` set), the players of a round in
+a room (the far field) enroll at that table, as the voices page records
+them through the companion's own microphone: each take said from the
+player's seat in the session's room, at the player's level in the round
+(``table_takes``), kept per session under ``DIR/enroll/table``. The other
+conditions keep each voice's takes said close to the microphone.
 
 The takes are heard as the voices page hears them (``heard_takes``): each
 FSDD take said over the table's -60 dBFS floor, heard by the live ear
@@ -33,7 +40,9 @@ import json
 import os
 import shutil
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 HUMAN = ROOT.parent / "shared" / "human-calls"
@@ -55,15 +64,21 @@ GAP_S = 1.5
 floor runs on between them)."""
 
 
+Render = Callable[[Any], Any]
+"""A take's samples (16,000 Hz, 16-bit scale) as the table's microphone gets
+them."""
+
+
 class TakeRefused(RuntimeError):
     """A take the voices page would ask for again: this set has no other
     take of that word to give it (the later ones are said in sessions)."""
 
 
 def heard_takes(voice: str, words: tuple[str, ...], takes: int, raw: Path,
-                folder: Path) -> dict[str, list[str]]:
+                folder: Path, render: Render | None = None) -> dict[str, list[str]]:
     """``voice``'s FSDD takes 0..``takes``-1 of ``words``, in the order the
-    voices page asks for them, each said ``GAP_S`` apart over the table's
+    voices page asks for them (each first passed through ``render``, when
+    given: ``at_seat``), each said ``GAP_S`` apart over the table's
     floor (``synth.noise_floor``, -60 dBFS; seeded by the voice), heard by
     the live ear (``Listener`` at 16,000 Hz with The Nasty 7's grammar) and
     kept by ``VoiceSetup.heard`` into a ``TakeStore`` under ``folder``: per
@@ -102,6 +117,8 @@ def heard_takes(voice: str, words: tuple[str, ...], takes: int, raw: Path,
         held = setup.held(voice)
         pcm, rate = read_wav_channels(raw / f"{DIGIT[prompt.word]}_{voice}_{prompt.take - 1}.wav")
         clip = soxr.resample(mono_of(pcm), rate, RATE).astype(np.float64)
+        if render is not None:
+            clip = render(clip)
         audio = synth.noise_floor(round(GAP_S * RATE), rate=RATE, seed=seed * 1000 + now)
         lead = round(0.3 * RATE)
         audio[lead:lead + len(clip)] += clip[:len(audio) - lead]
@@ -145,13 +162,69 @@ def kept_heard(voice: str, words: tuple[str, ...], takes: int, raw: Path, folder
     return dict(json.loads((kept / INDEX).read_text()))
 
 
+AT_TABLE = ("farfield_babble15",)
+"""The conditions whose sessions are in a room (``humanset.mix_parts``):
+with ``--at-table``, each player's takes there are heard from their seat."""
+
+
+def at_seat(rir: Any, gain: float, level_dbfs: float) -> Render:
+    """A take as the table's microphone hears it from a seat: set to
+    ``level_dbfs`` (active level, as ``humanset.plan_round`` sets a call),
+    convolved whole (its reverberant tail kept) with the seat's impulse
+    response ``rir`` and scaled by ``gain``, as ``humanset.mix_parts``
+    scales the room's speech."""
+    import humanset
+    from scipy.signal import fftconvolve
+
+    def render(clip: Any) -> Any:
+        x = clip / 32768.0
+        x = x * 10 ** ((level_dbfs - humanset.active_level(x)) / 20)
+        return fftconvolve(x, rir) * gain * 32768.0
+
+    return render
+
+
+def table_takes(data: Path, split: str, session: str, words: tuple[str, ...], takes: int,
+                fsdd: Path, folder: Path) -> dict[str, dict[str, list[str]]]:
+    """Each player's takes in a far-field session as the voices page records
+    them at that table (``heard_takes`` through ``at_seat``: the session's
+    room, the player's seat, the player's level in the round), kept under
+    ``folder``/PLAYER: per player, per word, paths relative to ``folder``.
+    The room is the set's own (``humanset.plan_round`` and ``mix_parts``
+    from its ``SUMMARY.json``; the rooms' cache ``data/.rir-cache`` when the
+    set has one). Raises ``TakeRefused`` as ``heard_takes``."""
+    import statistics
+
+    import humanset
+
+    summary = json.loads((data / "SUMMARY.json").read_text())
+    raw = humanset.Raw(fsdd.parent)
+    rnd = humanset.plan_round(raw, split, int(session[1:]), summary["seed"],
+                              summary.get("evening", 0))
+    cache = data / ".rir-cache"
+    parts = humanset.mix_parts(rnd, raw, AT_TABLE[0], summary["seed"], cache)
+    assert parts.rirs is not None
+    kept: dict[str, dict[str, list[str]]] = {}
+    for seat, player in enumerate(humanset.PLAYERS):
+        gains = [c.gain_db for c in rnd.calls if c.seat == seat and c.gain_db is not None]
+        level = humanset.CALL_LEVEL_DBFS + (statistics.median(gains) if gains else 0.0)
+        where = folder / player
+        shutil.rmtree(where, ignore_errors=True)
+        got = heard_takes(rnd.voices[seat], words, takes, fsdd, where,
+                          at_seat(parts.rirs[seat], parts.speech_gain, level))
+        kept[player] = {w: [f"{player}/{p}" for p in ps] for w, ps in got.items()}
+    return kept
+
+
 def enroll_set(data: Path, out: Path, takes: int, raw: Path,
                words: tuple[str, ...] = COUNT_WORDS, *, files: bool = False,
-               cache: Path | None = None) -> int:
+               cache: Path | None = None, at_table: bool = False) -> int:
     """Write the enrolled copy of ``data`` to ``out`` (each player's takes of
     ``words``: heard as the voices page hears them, ``heard_takes``, kept
     in ``cache`` for the next call when given, or with ``files`` the FSDD
-    files themselves); the number of sessions. Raises ``TakeRefused`` as
+    files themselves); the number of sessions. With ``at_table``, the
+    sessions in a room (``AT_TABLE``) get each player's takes as heard at
+    that table instead (``table_takes``). Raises ``TakeRefused`` as
     ``heard_takes``."""
     (out / "enroll").mkdir(parents=True, exist_ok=True)
     kept: dict[str, dict[str, list[str]]] = {}
@@ -197,6 +270,14 @@ def enroll_set(data: Path, out: Path, takes: int, raw: Path,
                 header["enrollment"] = {
                     player: {w: [f"{up}/{p}" for p in ps] for w, ps in kept[voice].items()}
                     for player, voice in voices.get(session.stem, {}).items()}
+                if at_table and cond.name in AT_TABLE:
+                    where = out / "enroll" / "table" / split_dir.name / session.stem
+                    up = os.path.relpath(where, dest)
+                    header["enrollment"] = {
+                        player: {w: [f"{up}/{p}" for p in ps] for w, ps in got.items()}
+                        for player, got in table_takes(data, split_dir.name, session.stem,
+                                                       words, takes, raw, where).items()
+                        if player in header["enrollment"]}
                 (dest / session.name).write_text(
                     "\n".join([json.dumps(header), *lines[1:]]) + "\n")
                 for wav in cond.glob(f"{session.stem}*.wav"):
@@ -215,6 +296,9 @@ def main() -> None:
     ap.add_argument("--files", action="store_true",
                     help="link the FSDD files as the takes, not the takes heard as the "
                          "voices page hears them")
+    ap.add_argument("--at-table", action="store_true",
+                    help="the far field's players enroll at that table: their takes heard "
+                         "from their seat in the session's room (bench/humanset.py sets)")
     ap.add_argument("--extra", default=",".join(WRONG_NUMBERS),
                     help="comma-separated words enrolled besides the count words "
                          "(FSDD digits: zero, eight, nine)")
@@ -227,7 +311,7 @@ def main() -> None:
     words = COUNT_WORDS + tuple(w for w in extra if w not in COUNT_WORDS)
     try:
         n = enroll_set(args.data, args.out, args.takes, HUMAN / "raw" / "fsdd", words,
-                       files=args.files)
+                       files=args.files, at_table=args.at_table)
     except TakeRefused as exc:
         raise SystemExit(f"enrolled.py: {exc}") from None
     how = "the FSDD files" if args.files else "heard as the voices page hears them"

@@ -482,6 +482,12 @@ class Parts:
     snr: float | None
     rng: np.random.Generator
     rec: dict[str, Any]
+    rirs: list[np.ndarray] | None = None
+    """The far field's impulse responses to the microphone: one per seat,
+    then one per talker (None in the other conditions)."""
+    speech_gain: float = 1.0
+    """The factor the seats' reverberant speech was scaled by to its level
+    (``FARFIELD_SPEECH_DBFS``); 1 in the other conditions."""
 
 
 def mix(rnd: Round, raw: Raw, condition: str, seed: int, cache: Path) -> tuple[np.ndarray,
@@ -517,6 +523,8 @@ def mix_parts(rnd: Round, raw: Raw, condition: str, seed: int, cache: Path) -> P
     rec: dict[str, Any] = {"session": rnd.name, "condition": condition}
     noise: np.ndarray | None = None
     snr: float | None = None
+    rirs: list[np.ndarray] | None = None
+    gain = 1.0
     if condition == "white10":
         snr = 10.0
         noise = rng.standard_normal(n).astype(np.float32)
@@ -539,13 +547,15 @@ def mix_parts(rnd: Round, raw: Raw, condition: str, seed: int, cache: Path) -> P
         rirs, room = room_rirs(rng, len(tracks), cache / f"{seed}-{rnd.split}-{rnd.name}.npz")
         seats = len(PLAYERS)
         speech = np.sum([convolve(rnd.tracks[s], rirs[s]) for s in range(seats)], axis=0)
-        speech = speech * 10 ** ((FARFIELD_SPEECH_DBFS - active_level(speech)) / 20)
+        gain = 10 ** ((FARFIELD_SPEECH_DBFS - active_level(speech)) / 20)
+        speech = speech * gain
         noise = np.sum([convolve(tr_, rirs[seats + k]) for k, tr_ in enumerate(tracks)], axis=0)
         rec["babble"] = used
         rec["room"] = room
     level = active_level(speech)
     noise = at_level(noise, level - snr) if noise is not None and snr is not None else None
-    return Parts(speech=speech, level=level, noise=noise, snr=snr, rng=rng, rec=rec)
+    return Parts(speech=speech, level=level, noise=noise, snr=snr, rng=rng, rec=rec,
+                 rirs=rirs, speech_gain=gain)
 
 
 # -- sessions -----------------------------------------------------------------------

@@ -12,6 +12,7 @@ import json
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 BENCH = Path(__file__).resolve().parent.parent / "bench"
@@ -195,3 +196,64 @@ def test_the_talk_level_tables_count_every_right_call_once() -> None:
     assert "| dev | babble10 | 1/2 | 1/1 |" in out  # +3..+6 dB: one of two; paused: one
     assert "| dev | babble10 | 1/1 | 1/2 |" in out  # the first call; the later ones
     assert talk_level.band(-0.5) == "-3..+0" and talk_level.band(30.0) == "paused"
+
+
+@needs_raw
+@pytest.mark.slow
+def test_a_take_heard_at_the_table_is_the_call_the_room_gives(small_set: Path) -> None:
+    # ``enrolled.py --at-table`` says each far-field player's takes from
+    # their seat in the session's room (``enrolled.at_seat``). Said at the
+    # level of a call, a take must come out as that call does in the
+    # session's own speech (``mix_parts``: the same room, seat and scale).
+    import enrolled
+    import soxr
+
+    from companion.referee.judge import mono_of, read_wav_channels
+
+    raw = humanset.Raw(RAW)
+    summary = json.loads((small_set / "SUMMARY.json").read_text())
+    rnd = humanset.plan_round(raw, "dev", 0, summary["seed"])
+    parts = humanset.mix_parts(rnd, raw, "farfield_babble15", summary["seed"],
+                               small_set / ".rir-cache")
+    assert parts.rirs is not None and parts.speech_gain != 1.0
+    compared = 0
+    for call in rnd.calls:
+        if len(call.takes) != 1 or call.start_t is None:
+            continue
+        pcm, rate = read_wav_channels(RAW / "fsdd" / call.takes[0])
+        clip = soxr.resample(mono_of(pcm), rate, humanset.RATE).astype(np.float64)
+        heard = enrolled.at_seat(parts.rirs[call.seat], parts.speech_gain,
+                                 humanset.CALL_LEVEL_DBFS + call.gain_db)(clip) / 32768.0
+        a = round(call.start_t * humanset.RATE)
+        b = a + round(call.dur * humanset.RATE)
+        # the other seats are silent during a call but for the tails of
+        # earlier calls, far under it
+        assert np.corrcoef(heard[:b - a], parts.speech[a:b])[0, 1] > 0.99, call.idx
+        assert humanset.active_level(heard[:b - a]) == pytest.approx(
+            humanset.active_level(parts.speech[a:b]), abs=1.0)
+        # the reverberant tail is kept: the take is longer than the word
+        assert len(heard) > len(clip) + 0.3 * humanset.RATE
+        compared += 1
+    assert compared >= 2
+
+
+@needs_raw
+@pytest.mark.slow
+def test_at_the_table_only_the_far_field_has_takes_of_its_own(small_set: Path,
+                                                              tmp_path: Path) -> None:
+    # Every far-field session's players get takes heard at that table, kept
+    # apart per session; the other conditions keep each voice's shared takes.
+    import enrolled
+
+    out = tmp_path / "enrolled"
+    n = enrolled.enroll_set(small_set, out, 1, RAW / "fsdd", ("two",), at_table=True)
+    assert n == 2 * 4 * 3  # splits x rounds x conditions
+    for split in ("dev", "test"):
+        for condition in ("clean", "babble5", "farfield_babble15"):
+            for path in sorted((out / split / condition).glob("s*.jsonl")):
+                header = json.loads(path.read_text().splitlines()[0])
+                takes = [p for words in header["enrollment"].values()
+                         for ps in words.values() for p in ps]
+                assert takes and all((path.parent / p).is_file() for p in takes)
+                own = [f"/table/{split}/{path.stem}/" in p for p in takes]
+                assert all(own) if condition == "farfield_babble15" else not any(own), path
