@@ -62,6 +62,10 @@ gives them."""
 GAP_S = 1.5
 """Seconds from one take's start to the next as the page hears them (the
 floor runs on between them)."""
+TAIL_S = 1.0
+"""Seconds added to ``GAP_S`` for a take said in a room (``at_seat``): its
+reverberant tail (up to 1.2 times the room's RT60 of at most 0.6 s) left
+no quiet between takes, and the ear heard two takes as one utterance."""
 
 
 Render = Callable[[Any], Any]
@@ -78,7 +82,8 @@ def heard_takes(voice: str, words: tuple[str, ...], takes: int, raw: Path,
                 folder: Path, render: Render | None = None) -> dict[str, list[str]]:
     """``voice``'s FSDD takes 0..``takes``-1 of ``words``, in the order the
     voices page asks for them (each first passed through ``render``, when
-    given: ``at_seat``), each said ``GAP_S`` apart over the table's
+    given: ``at_seat``, and then said ``TAIL_S`` further apart), each said
+    ``GAP_S`` apart over the table's
     floor (``synth.noise_floor``, -60 dBFS; seeded by the voice), heard by
     the live ear (``Listener`` at 16,000 Hz with The Nasty 7's grammar) and
     kept by ``VoiceSetup.heard`` into a ``TakeStore`` under ``folder``: per
@@ -119,7 +124,8 @@ def heard_takes(voice: str, words: tuple[str, ...], takes: int, raw: Path,
         clip = soxr.resample(mono_of(pcm), rate, RATE).astype(np.float64)
         if render is not None:
             clip = render(clip)
-        audio = synth.noise_floor(round(GAP_S * RATE), rate=RATE, seed=seed * 1000 + now)
+        gap = GAP_S if render is None else GAP_S + TAIL_S
+        audio = synth.noise_floor(round(gap * RATE), rate=RATE, seed=seed * 1000 + now)
         lead = round(0.3 * RATE)
         audio[lead:lead + len(clip)] += clip[:len(audio) - lead]
         chunk = np.clip(np.round(audio), -32768, 32767).astype(np.int16)
