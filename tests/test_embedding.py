@@ -170,3 +170,24 @@ def test_no_witness_without_the_caller_the_word_owed_or_a_rival() -> None:
     assert embedding.witness(takes, "Beth", ["five"], call) is None  # Beth never enrolled
     assert embedding.witness(takes, "Abby", [], call) is None  # silence owed
     assert embedding.witness(takes, "Abby", ["nine"], call) is None  # "nine" not enrolled
+
+
+@needs_model
+@needs_fsdd
+def test_prepared_takes_are_not_embedded_again_at_the_first_call(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """``prepare`` embeds each of the player's takes once, before any call;
+    the first witness then embeds only the utterance, and gives what it
+    gives unprepared."""
+    voice = "lucas"
+    unprepared = embedding.witness(enrolled(voice), "Abby", ["six"], take(6, voice, 41))
+    monkeypatch.setattr(embedding, "_takes", embedding.Kept(embedding.TAKES_KEPT))  # fresh
+    takes = enrolled(voice)
+    assert embedding.prepare(takes, "Abby") == 7 * 3
+    assert embedding.prepare(takes, "Nobody") == 0
+    calls: list[int] = []
+    real = embedding.embed
+    monkeypatch.setattr(embedding, "embed", lambda pcm: calls.append(len(pcm)) or real(pcm))
+    prepared = embedding.witness(takes, "Abby", ["six"], take(6, voice, 41))
+    assert calls == [len(take(6, voice, 41))]
+    assert prepared == unprepared

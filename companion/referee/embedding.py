@@ -103,6 +103,20 @@ def _take(enrollment: Enrollment, player: str, word: str, i: int) -> npt.NDArray
     return got
 
 
+def prepare(enrollment: Enrollment, player: str) -> int:
+    """Embed every take ``player`` enrolled now, kept as ``witness`` would
+    keep them on first use (by each take's digest): the work a table does
+    once an evening, done before the calls it would delay. The number of
+    takes embedded; 0 when the model is not installed."""
+    if not available():
+        return 0
+    takes = enrollment.voice(player, learnt=False)
+    for word, pcms in takes.items():
+        for i in range(len(pcms)):
+            _take(enrollment, player, word, i)
+    return sum(len(p) for p in takes.values())
+
+
 @dataclass(frozen=True)
 class Witness:
     """An utterance against the caller's takes in the embedding space.
