@@ -166,6 +166,19 @@ def test_the_page_shows_the_seats_and_a_drag_moves_one(
     assert setup.seats["Abby"] == 33.0
 
 
+def beth_on_the_page(url: str, browser: Any) -> tuple[Any, Any]:
+    """A phone's seat page, the PIN entered, and Beth's seat once drawn."""
+    from playwright.sync_api import expect
+    from test_web_browser import enter_pin
+
+    page = browser.new_context(viewport=PHONE).new_page()
+    page.goto(url + "/seats")
+    enter_pin(page, "2468")
+    beth_seat = page.locator('#seats-players .seat[data-player="Beth"]')
+    expect(beth_seat).to_be_visible()
+    return page, beth_seat
+
+
 def test_a_poll_that_changes_nothing_keeps_the_seats_drawn(
         served: tuple[Hub, SeatSetup, str], browser: Any) -> None:
     """The page polls every second. It once redrew every seat on each poll,
@@ -174,14 +187,9 @@ def test_a_poll_that_changes_nothing_keeps_the_seats_drawn(
     change nothing now leave the very same seat in the page; a poll that
     does change a seat still moves it."""
     from playwright.sync_api import expect
-    from test_web_browser import enter_pin
 
     _, setup, url = served
-    page = browser.new_context(viewport=PHONE).new_page()
-    page.goto(url + "/seats")
-    enter_pin(page, "2468")
-    beth_seat = page.locator('#seats-players .seat[data-player="Beth"]')
-    expect(beth_seat).to_be_visible()
+    page, beth_seat = beth_on_the_page(url, browser)
     before = beth_seat.element_handle()
     assert before is not None
     for _ in range(2):
@@ -203,15 +211,9 @@ def test_a_poll_answered_after_a_drag_does_not_put_the_seat_back(
     she was dragged, then lets the first of them through alone: Beth stays.
     Only the network's timing is staged (the held route); the server, the
     seat setup and the page are real."""
-    from playwright.sync_api import expect
-    from test_web_browser import enter_pin
 
     _, setup, url = served
-    page = browser.new_context(viewport=PHONE).new_page()
-    page.goto(url + "/seats")
-    enter_pin(page, "2468")
-    beth_seat = page.locator('#seats-players .seat[data-player="Beth"]')
-    expect(beth_seat).to_be_visible()
+    page, beth_seat = beth_on_the_page(url, browser)
     held = hold_polls(page, "**/api/seats")  # a poll from before the drag is held
     table = page.locator("#seats-table").bounding_box()
     beth = beth_seat.bounding_box()
