@@ -175,10 +175,12 @@ with ``--at-table``, each player's takes there are heard from their seat."""
 
 def at_seat(rir: Any, gain: float, level_dbfs: float) -> Render:
     """A take as the table's microphone hears it from a seat: set to
-    ``level_dbfs`` (active level, as ``humanset.plan_round`` sets a call),
-    convolved whole (its reverberant tail kept) with the seat's impulse
-    response ``rir`` and scaled by ``gain``, as ``humanset.mix_parts``
-    scales the room's speech."""
+    ``level_dbfs`` (active level, dBFS, as ``humanset.plan_round`` sets a
+    call), convolved whole (its reverberant tail kept) with the seat's
+    impulse response ``rir`` (samples at 16,000 Hz) and scaled by ``gain``
+    (a factor), as ``humanset.mix_parts`` scales the room's speech. The
+    render takes and gives 16,000 Hz samples at 16-bit scale; the output
+    is longer than the take by the response's length less one sample."""
     import humanset
     from scipy.signal import fftconvolve
 
