@@ -110,6 +110,7 @@ def heard_takes(voice: str, words: tuple[str, ...], takes: int, raw: Path,
     listener = Listener(open_recognizer(None, load_pack("en"), notice=False), RATE)
     set_grammar(listener, Match(make_game("nasty7", ["Abby", "Beth"], {})))
     block, seed = RATE // 50, VOICES.index(voice) if voice in VOICES else 0
+    gap = GAP_S if render is None else GAP_S + TAIL_S  # seconds from take to take
     # the floor alone first, as before anyone speaks
     quiet = np.round(synth.noise_floor(2 * RATE, rate=RATE, seed=seed * 1000 + 1)).astype(np.int16)
     for at in range(0, len(quiet), block):
@@ -124,7 +125,6 @@ def heard_takes(voice: str, words: tuple[str, ...], takes: int, raw: Path,
         clip = soxr.resample(mono_of(pcm), rate, RATE).astype(np.float64)
         if render is not None:
             clip = render(clip)
-        gap = GAP_S if render is None else GAP_S + TAIL_S
         audio = synth.noise_floor(round(gap * RATE), rate=RATE, seed=seed * 1000 + now)
         lead = round(0.3 * RATE)
         audio[lead:lead + len(clip)] += clip[:len(audio) - lead]
@@ -194,9 +194,11 @@ def at_seat(rir: Any, gain: float, level_dbfs: float) -> Render:
 
 def table_takes(data: Path, split: str, session: str, words: tuple[str, ...], takes: int,
                 fsdd: Path, folder: Path) -> dict[str, dict[str, list[str]]]:
-    """Each player's takes in a far-field session as the voices page records
-    them at that table (``heard_takes`` through ``at_seat``: the session's
-    room, the player's seat, the player's level in the round), kept under
+    """The takes of each player with a card in a far-field session (the
+    players its header enrolls) as the voices page records them at that
+    table (``heard_takes`` through ``at_seat``: the session's room, the
+    player's seat, the player's level in the round: the median of their
+    calls', the calls' own level when they said none), kept under
     ``folder``/PLAYER: per player, per word, paths relative to ``folder``.
     The room is the set's own (``humanset.plan_round`` and ``mix_parts``
     from its ``SUMMARY.json``; the rooms' cache ``data/.rir-cache`` when the
@@ -214,6 +216,8 @@ def table_takes(data: Path, split: str, session: str, words: tuple[str, ...], ta
     assert parts.rirs is not None
     kept: dict[str, dict[str, list[str]]] = {}
     for seat, player in enumerate(humanset.PLAYERS):
+        if not any(c.seat == seat for c in rnd.calls):
+            continue  # no card in the round: not in the session's enrollment
         gains = [c.gain_db for c in rnd.calls if c.seat == seat and c.gain_db is not None]
         level = humanset.CALL_LEVEL_DBFS + (statistics.median(gains) if gains else 0.0)
         where = folder / player
@@ -284,8 +288,7 @@ def enroll_set(data: Path, out: Path, takes: int, raw: Path,
                     header["enrollment"] = {
                         player: {w: [f"{up}/{p}" for p in ps] for w, ps in got.items()}
                         for player, got in table_takes(data, split_dir.name, session.stem,
-                                                       words, takes, raw, where).items()
-                        if player in header["enrollment"]}
+                                                       words, takes, raw, where).items()}
                 (dest / session.name).write_text(
                     "\n".join([json.dumps(header), *lines[1:]]) + "\n")
                 for wav in cond.glob(f"{session.stem}*.wav"):
