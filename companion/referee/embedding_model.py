@@ -37,7 +37,6 @@ from pathlib import Path
 import numpy as np
 import numpy.typing as npt
 from numpy.lib.stride_tricks import sliding_window_view
-from threadpoolctl import ThreadpoolController
 
 from companion.resources import data_path
 
@@ -85,12 +84,6 @@ def weights() -> dict[str, Float] | None:
         return {k: np.ascontiguousarray(z[k], dtype=np.float32) for k in z.files}
 
 
-@functools.cache
-def _blas() -> ThreadpoolController:
-    """The BLAS libraries numpy loaded (threadpoolctl), found once."""
-    return ThreadpoolController()
-
-
 def log_mel(samples: Float, w: dict[str, Float]) -> Float:
     """The model's log-mel spectrogram of ``samples`` (float in [-1, 1],
     16 kHz, at least ``FRAME`` of them), shape ``(frames, 32)``."""
@@ -134,13 +127,9 @@ def forward(samples: npt.ArrayLike, w: dict[str, Float]) -> Float:
     """The model's embeddings of ``samples`` (float in [-1, 1], 16 kHz, at
     least ``WINDOW``), shape ``(frames, 96)``, not normalized: one per
     ``HOP`` samples, each from the ``WINDOW`` samples it starts at. Raises
-    ``ValueError`` for fewer samples. Runs BLAS on one thread: the ear
-    shares two cores with the recognizer, and on products this small a
-    second OpenBLAS thread spends CPU without saving time (``bench/
-    RESULTS.md``, "Peak memory: the speech embedding without ONNX
-    Runtime")."""
-    with _blas().limit(limits=1, user_api="blas"):
-        return _forward(samples, w)
+    ``ValueError`` for fewer samples. The ear runs it on one BLAS thread
+    (``blas.one_thread``)."""
+    return _forward(samples, w)
 
 
 def _forward(samples: npt.ArrayLike, w: dict[str, Float]) -> Float:

@@ -35,6 +35,7 @@ from companion.errors import EventError, RecognizerError
 from companion.events import Audio, Event, Say
 from companion.games.base import Match
 from companion.referee.adaptation import Adapter
+from companion.referee.blas import one_thread
 from companion.referee.decision import DEFAULT, Evidence, Thresholds, Verdict
 from companion.referee.enrollment import count_words, load_enrollment
 from companion.referee.recognizer import Recognizer, open_recognizer
@@ -319,7 +320,9 @@ def audio_handler(recognizer_name: str | None, pack: VoicePack, *,
 
     The hook raises ``OSError`` for an unreadable WAV, ``RecognizerError``
     for a bad one or a recognizer that cannot load; the replay reports both
-    on the ``audio`` event's line."""
+    on the ``audio`` event's line. From here on the process's BLAS runs on
+    one thread (``blas.one_thread``), the players' takes read included."""
+    one_thread()
     loaded: list[Recognizer] = [recognizer] if recognizer is not None else []
     enrolled: dict[int, Enrollment | None] = {}  # per session: its takes, loaded once
 

@@ -55,6 +55,7 @@ from companion.errors import RecognizerError
 from companion.events import Say
 from companion.referee import embedding, heap, hidden_onset
 from companion.referee.adaptation import AdaptationError, Adapter
+from companion.referee.blas import one_thread
 from companion.referee.clock import SampleClock
 from companion.referee.decision import (
     DEFAULT,
@@ -395,7 +396,8 @@ class Listener:
     alone, is kept beside the caller's takes for later calls
     (``Enrollment.learn``, ``_learn``).
     The recognizer's confirmer (``Recognizer.confirmer``) is loaded here;
-    raises ``RecognizerError`` if it cannot be."""
+    raises ``RecognizerError`` if it cannot be. From here on the process's
+    BLAS runs on one thread (``blas.one_thread``)."""
 
     def __init__(self, recognizer: Recognizer, device_rate: int, *,
                  vad: VadSettings | None = None, clock: SampleClock | None = None,
@@ -403,6 +405,7 @@ class Listener:
                  trace: list[tuple[Evidence, Verdict]] | None = None,
                  enrollment: Enrollment | None = None, second_opinion: bool = True,
                  adapter: Adapter | None = None, learn: bool = True) -> None:
+        one_thread()
         self.recognizer = recognizer
         self.device_rate = int(device_rate)
         self.rate = recognizer.sample_rate

