@@ -36,6 +36,7 @@ Only the development speakers (george, jackson, lucas) are in the raw set.
 from __future__ import annotations
 
 import argparse
+import fcntl
 import json
 import os
 import shutil
@@ -152,18 +153,19 @@ def kept_heard(voice: str, words: tuple[str, ...], takes: int, raw: Path, folder
     """``heard_takes`` into ``folder``, or the same takes copied from
     ``cache`` (a folder; None: none) where an earlier call kept them: the
     ear hears the same takes the same way every time, and hearing them
-    takes seconds per voice. Raises ``TakeRefused`` as ``heard_takes``."""
+    takes seconds per voice; one process hears a voice's takes while any
+    other asking for them waits (a lock file in ``cache``). Raises
+    ``TakeRefused`` as ``heard_takes``."""
     if cache is None:
         return heard_takes(voice, words, takes, raw, folder)
     kept = cache / f"{voice}-{takes}-{'-'.join(words)}"
-    if not (kept / INDEX).is_file():
-        cache.mkdir(parents=True, exist_ok=True)
-        made = Path(tempfile.mkdtemp(prefix=f".{kept.name}.", dir=cache))
-        (made / INDEX).write_text(json.dumps(heard_takes(voice, words, takes, raw, made)))
-        try:
-            made.rename(kept)  # one step: a copy made at the same time keeps the first
-        except OSError:
-            shutil.rmtree(made, ignore_errors=True)
+    cache.mkdir(parents=True, exist_ok=True)
+    with open(cache / f".{kept.name}.lock", "a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # another process hearing them: wait for its copy
+        if not (kept / INDEX).is_file():
+            made = Path(tempfile.mkdtemp(prefix=f".{kept.name}.", dir=cache))
+            (made / INDEX).write_text(json.dumps(heard_takes(voice, words, takes, raw, made)))
+            made.rename(kept)  # one step: a copy cut short is never found
     shutil.copytree(kept, folder, dirs_exist_ok=True)
     return dict(json.loads((kept / INDEX).read_text()))
 

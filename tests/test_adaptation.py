@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import struct
 import sys
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -110,6 +111,31 @@ def test_in_the_background_the_model_is_ready_later(tmp_path: Path) -> None:
     assert adapter.idle(timeout=120)
     model = adapter.model(takes)
     assert model is not None and (model / "means").is_file()
+
+
+@needs_fsdd
+def test_two_adapters_asking_for_one_model_at_once_build_it_once(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # As two processes on one cache folder would (a live table and a replay,
+    # or the tests' workers): the second waits for the first's model.
+    built: list[str] = []
+    build = Adapter._build_now
+
+    def counted(self: Adapter, key: str, *args: Any) -> Path:
+        built.append(key)
+        return build(self, key, *args)
+
+    monkeypatch.setattr(Adapter, "_build_now", counted)
+    takes = {"six": [fsdd("six", "lucas", 0)], "two": [fsdd("two", "lucas", 0)]}
+    models: list[Path | None] = []
+    both = [threading.Thread(target=lambda: models.append(Adapter(tmp_path).model(takes)))
+            for _ in range(2)]
+    for t in both:
+        t.start()
+    for t in both:
+        t.join(timeout=120)
+    assert len(built) == 1
+    assert len(models) == 2 and models[0] == models[1] and (models[0] / "means").is_file()
 
 
 @needs_fsdd

@@ -21,11 +21,13 @@ The ear hears an utterance it left unsure once more with the caller's
 adapted model (``companion.referee.stream.Listener``); the model's mixture
 weights (``sendump``) and everything else stay the bundled model's.
 Adapted models are kept in a folder (``cache_dir``) under a digest of the
-takes and their words, so a player's model is built once.
+takes and their words, so a player's model is built once, by one process
+at a time (a lock file beside it; ``fcntl.flock``).
 """
 
 from __future__ import annotations
 
+import fcntl
 import functools
 import hashlib
 import itertools
@@ -310,6 +312,19 @@ class Adapter:
 
     def _build(self, key: str, takes: Mapping[str, Sequence[npt.NDArray[np.float64]]],
                pronunciations: Mapping[str, str]) -> Path:
+        """Build one model, one process at a time (a lock file beside it):
+        a process that finds another building the same model waits for it
+        and takes it rather than building it again."""
+        self.root.mkdir(parents=True, exist_ok=True)
+        with open(self.root / f".{key}.lock", "a") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file is closed
+            out = self.root / key
+            if (out / "means").is_file():
+                return out
+            return self._build_now(key, takes, pronunciations)
+
+    def _build_now(self, key: str, takes: Mapping[str, Sequence[npt.NDArray[np.float64]]],
+                   pronunciations: Mapping[str, str]) -> Path:
         from companion.audio.synth import write_wav  # only a build needs it, not the ear's start
 
         base, tools = self.base(), self.tools()
