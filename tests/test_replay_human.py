@@ -282,13 +282,15 @@ def test_a_voice_rising_out_of_talk_after_a_flip_is_judged_by_that_flips_call(
     sys.path.insert(0, str(REPO / "bench"))
     import humanset
 
-    humanset.main(["--out", str(tmp_path / "set"), "--seed", "17", "--rounds", "17",
-                   "--splits", "test", "--conditions", "farfield_babble15"])
-    t = json.loads((tmp_path / "set" / "test" / "truth.jsonl").read_text().splitlines()[16])
+    # round 16 alone: the same files as the whole set's (plan_round is seeded per round)
+    raw = humanset.Raw(SESSIONS.parent / "raw")
+    rnd = humanset.plan_round(raw, "test", 16, 17)
+    t = rnd.truth()
     assert t["session"] == "s016"
     gun = next(c for c in t["calls"] if c["card"] == "gun" and c["player"] == "Carter")
     assert gun["kind"] == "gun"
-    rulings = replay_file(tmp_path / "set" / "test" / "farfield_babble15" / "s016.jsonl")
+    humanset.write_round(tmp_path, rnd, raw, "farfield_babble15", 17, tmp_path / "rir")
+    rulings = replay_file(tmp_path / "s016.jsonl")
     right = {c["player"] for c in t["calls"] if c["kind"] in ("right", "gun")}
     assert not [m for m in rulings if m["type"] == "mistake" and m["player"] in right]
 
