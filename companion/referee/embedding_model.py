@@ -129,10 +129,6 @@ def forward(samples: npt.ArrayLike, w: dict[str, Float]) -> Float:
     ``HOP`` samples, each from the ``WINDOW`` samples it starts at. Raises
     ``ValueError`` for fewer samples. The ear runs it on one BLAS thread
     (``blas.one_thread``)."""
-    return _forward(samples, w)
-
-
-def _forward(samples: npt.ArrayLike, w: dict[str, Float]) -> Float:
     x = np.asarray(samples, dtype=np.float32).reshape(-1)
     if len(x) < WINDOW:
         raise ValueError(f"the speech-embedding model needs {WINDOW} samples, got {len(x)}")
