@@ -36,6 +36,7 @@ import numpy.typing as npt
 import soxr
 
 from companion.errors import StoreError
+from companion.referee import embedding
 from companion.referee.enrollment import Takes, load_enrollment
 from companion.referee.templates import RATE, Enrollment, trim
 
@@ -272,7 +273,10 @@ class VoiceSetup:
         take is awaited: kept as that take if it holds one word's voice,
         else asked for again. Returns the prompt it answered (None: nothing
         was awaited; ``again`` set on the prompt now awaited if it was not
-        kept). Raises ``OSError`` if the take cannot be written."""
+        kept). A kept take's speech embedding is made now
+        (``embedding.prepare``), while nobody waits for a ruling, not at
+        the player's first call that needs it. Raises ``OSError`` if the
+        take cannot be written."""
         x = np.asarray(pcm, dtype=np.int16).reshape(-1)
         if rate != RATE:
             x = soxr.resample(x, rate, RATE).astype(np.int16)
@@ -291,6 +295,7 @@ class VoiceSetup:
                 except OSError:
                     self.enrollment.remove_last(prompt.player, prompt.word)
                     raise
+            embedding.prepare(self.enrollment, prompt.player)  # this take: the rest are kept
         self._changed()
         return prompt
 

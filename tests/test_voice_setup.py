@@ -526,3 +526,32 @@ def test_the_wrong_numbers_are_asked_for_after_the_count_words(tmp_path: Path) -
     assert setup.held("Abby") == 9
     assert set(setup.takes_of(["Abby"])["Abby"]) == {*WORDS, "zero", "eight"}
     assert VoiceSetup(WORDS).enrollment.counted is None  # no wrong numbers: all count
+
+
+@needs_fsdd
+def test_a_take_is_embedded_as_it_is_kept_not_at_the_players_first_call(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # The speech embedding of each take is made while the player records it
+    # (the table waits for nobody then); the first call the takes witness
+    # embeds only its own audio. A take asked for again is never embedded.
+    from companion.referee import embedding
+
+    if not embedding.available():
+        pytest.skip("the speech-embedding model is not installed")
+    monkeypatch.setattr(embedding, "_takes", embedding.Kept(embedding.TAKES_KEPT))  # fresh
+    embedded: list[int] = []
+    real = embedding.embed
+    monkeypatch.setattr(embedding, "embed", lambda pcm: embedded.append(len(pcm)) or real(pcm))
+    setup = VoiceSetup(WORDS)
+    setup.start(["Abby"])
+    click = trim(fsdd(1, 0))[:round(0.06 * RATE)].astype(np.int16)  # 60 ms: asked again
+    assert setup.heard(click, RATE) is not None and setup.prompt is not None
+    assert setup.prompt.again and embedded == []
+    for digit, word in enumerate(WORDS, start=1):
+        assert setup.heard(fsdd(digit, 0), RATE) is not None, word
+    kept = setup.enrollment.voice("Abby", learnt=False)
+    assert embedded == [len(kept[w][0]) for w in WORDS]
+    embedded.clear()
+    call = fsdd(WORDS.index("two") + 1, 40)
+    assert embedding.witness(setup.enrollment, "Abby", ["two"], call) is not None
+    assert embedded == [len(call)]
