@@ -182,6 +182,7 @@ class VoiceSetup:
         self.queue: list[str] = []
         self._again = False
         self._lock = threading.Lock()
+        self._warming: threading.Thread | None = None  # ``load``'s takes being embedded
 
     # -- what is held --------------------------------------------------------------
 
@@ -302,9 +303,12 @@ class VoiceSetup:
     def load(self, players: Sequence[str]) -> None:
         """Give the ear the kept takes of ``players`` (a new game's): a
         player whose takes cannot be read is left out (logged) and learnt
-        anew."""
+        anew. Their speech embeddings are then made in a thread of their
+        own (``embedding.warm``; ``warmed`` waits for it), before the first
+        calls that would otherwise wait for them."""
         if self.store is None:
             return
+        read: list[npt.NDArray[np.int16]] = []
         for player in players:
             takes = self.store.takes(player)
             try:
@@ -316,6 +320,19 @@ class VoiceSetup:
                 loaded = None
             with self._lock:
                 self.enrollment.take_over(player, loaded if loaded is not None else Enrollment())
+            if loaded is not None:
+                read += [x for xs in loaded.voice(player, learnt=False).values() for x in xs]
+        if read:
+            self._warming = threading.Thread(target=embedding.warm, args=(read,), daemon=True,
+                                             name="companion-embedding")
+            self._warming.start()
+
+    def warmed(self, timeout: float | None = None) -> bool:
+        """Wait until the speech embeddings of the takes ``load`` read are
+        made (or ``timeout`` seconds); whether they are."""
+        if self._warming is not None:
+            self._warming.join(timeout)
+        return self._warming is None or not self._warming.is_alive()
 
     def _changed(self) -> None:
         if self.on_change is not None:

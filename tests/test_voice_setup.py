@@ -555,3 +555,34 @@ def test_a_take_is_embedded_as_it_is_kept_not_at_the_players_first_call(
     call = fsdd(WORDS.index("two") + 1, 40)
     assert embedding.witness(setup.enrollment, "Abby", ["two"], call) is not None
     assert embedded == [len(call)]
+
+
+@needs_fsdd
+def test_kept_takes_read_for_a_new_game_are_embedded_before_the_first_call(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # An evening starts in a fresh process with the players' voices kept
+    # from before: their takes are embedded in the background as the game
+    # loads them, so the first call they witness embeds only its own audio.
+    from companion.referee import embedding
+
+    if not embedding.available():
+        pytest.skip("the speech-embedding model is not installed")
+    store = TakeStore(tmp_path)
+    setup = VoiceSetup(WORDS, store)
+    setup.start(["Abby"])
+    for digit in (1, 2, 3):
+        assert setup.heard(fsdd(digit, 0), RATE) is not None
+    monkeypatch.setattr(embedding, "_takes", embedding.Kept(embedding.TAKES_KEPT))  # a new process
+    embedded: list[int] = []
+    real = embedding.embed
+    monkeypatch.setattr(embedding, "embed", lambda pcm: embedded.append(len(pcm)) or real(pcm))
+    fresh = VoiceSetup(WORDS, store)
+    fresh.load(["Abby", "Beth"])  # Beth has no takes
+    assert fresh.warmed(timeout=60)
+    kept = fresh.enrollment.voice("Abby", learnt=False)
+    assert sorted(embedded) == sorted(len(kept[w][0]) for w in ("one", "two", "three"))
+    embedded.clear()
+    call = fsdd(2, 40)
+    assert embedding.witness(fresh.enrollment, "Abby", ["two"], call) is not None
+    assert embedded == [len(call)]
+    assert VoiceSetup(WORDS, store).warmed(timeout=0)  # nothing loaded: nothing to wait for

@@ -29,7 +29,7 @@ Without the weights file (an install that left out ``models/``),
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -42,6 +42,7 @@ from companion.referee.templates import (
     RATE,
     Enrollment,
     Kept,
+    digest,
     nearest,
     subsequence_distances,
 )
@@ -94,12 +95,16 @@ def _take(enrollment: Enrollment, player: str, word: str, i: int) -> npt.NDArray
     take's digest (``Enrollment.take_digest``, made once per take: a replay
     loads each round's takes anew, a table keeps them all evening),
     read-only."""
-    key = (enrollment.take_digest(player, word, i),)
-    _, got = _takes.get(key)
+    return _kept(enrollment.take_digest(player, word, i), enrollment.voice(player)[word][i])
+
+
+def _kept(key: bytes, pcm: npt.ArrayLike) -> npt.NDArray[np.float32]:
+    """``embed(pcm)``, kept in ``_takes`` under ``key`` (the take's digest)."""
+    _, got = _takes.get((key,))
     if got is None:
-        got = embed(enrollment.voice(player)[word][i])
+        got = embed(pcm)
         got.flags.writeable = False
-        _takes.put(key, got)
+        _takes.put((key,), got)
     return got
 
 
@@ -115,6 +120,22 @@ def prepare(enrollment: Enrollment, player: str) -> int:
         for i in range(len(pcms)):
             _take(enrollment, player, word, i)
     return sum(len(p) for p in takes.values())
+
+
+def warm(takes: Iterable[npt.ArrayLike]) -> int:
+    """Embed each of ``takes`` (16-bit mono samples at ``RATE`` Hz), kept
+    by its digest as ``witness`` would keep it on first use: for takes
+    read from where they are kept, before any call needs them. Touches no
+    ``Enrollment``, so it may run in a thread beside the ear (the cache is
+    locked; an embedding made twice is the same). The number of takes;
+    0 when the model is not installed."""
+    if not available():
+        return 0
+    n = 0
+    for pcm in takes:
+        _kept(digest(pcm), pcm)
+        n += 1
+    return n
 
 
 @dataclass(frozen=True)
