@@ -280,17 +280,18 @@ def enroll_set(data: Path, out: Path, takes: int, raw: Path,
             for session in sorted(cond.glob("s*.jsonl")):
                 lines = session.read_text().splitlines()
                 header = json.loads(lines[0])
-                up = os.path.relpath(out / "enroll", dest)
-                header["enrollment"] = {
-                    player: {w: [f"{up}/{p}" for p in ps] for w, ps in kept[voice].items()}
-                    for player, voice in voices.get(session.stem, {}).items()}
                 if at_table and cond.name in AT_TABLE:
                     where = out / "enroll" / "table" / split_dir.name / session.stem
-                    up = os.path.relpath(where, dest)
-                    header["enrollment"] = {
-                        player: {w: [f"{up}/{p}" for p in ps] for w, ps in got.items()}
-                        for player, got in table_takes(data, split_dir.name, session.stem,
-                                                       words, takes, raw, where).items()}
+                    players = table_takes(data, split_dir.name, session.stem, words, takes,
+                                          raw, where)
+                else:
+                    where = out / "enroll"
+                    players = {player: kept[voice]
+                               for player, voice in voices.get(session.stem, {}).items()}
+                up = os.path.relpath(where, dest)
+                header["enrollment"] = {
+                    player: {w: [f"{up}/{p}" for p in ps] for w, ps in got.items()}
+                    for player, got in players.items()}
                 (dest / session.name).write_text(
                     "\n".join([json.dumps(header), *lines[1:]]) + "\n")
                 for wav in cond.glob(f"{session.stem}*.wav"):

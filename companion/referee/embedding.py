@@ -113,13 +113,7 @@ def prepare(enrollment: Enrollment, player: str) -> int:
     keep them on first use (by each take's digest): the work a table does
     once an evening, done before the calls it would delay. The number of
     takes embedded; 0 when the model is not installed."""
-    if not available():
-        return 0
-    takes = enrollment.voice(player, learnt=False)
-    for word, pcms in takes.items():
-        for i in range(len(pcms)):
-            _take(enrollment, player, word, i)
-    return sum(len(p) for p in takes.values())
+    return warm(x for xs in enrollment.voice(player, learnt=False).values() for x in xs)
 
 
 def warm(takes: Iterable[npt.ArrayLike]) -> int:
