@@ -192,6 +192,8 @@ class LiveTable:
         self._pending_flip: tuple[PendingFlip, float] | None = None
         self._announced: tuple[dict[str, Any], Any, float] | None = None
         self._vocabulary: tuple[tuple[str, ...], int | None, bool] | None = None
+        # the players whose adapted models were asked for ahead (``_adapt_ahead``)
+        self._adapting: tuple[str, ...] = ()
         self._audio_done = False
         self._last_tick = -math.inf
         self._last_watchdog = -math.inf
@@ -377,7 +379,7 @@ class LiveTable:
         elif change in ("back", "switched") and self.listener_for is not None:
             self.listener = self.listener_for(mic.rate)
             self._new_ear(mic.rate)
-            self._vocabulary = None
+            self._vocabulary, self._adapting = None, ()
             self._set_vocabulary()
             if change == "back":
                 self._set_hearing(now)
@@ -712,10 +714,29 @@ class LiveTable:
         voices = self.hub.voice_setup
         if voices is not None and hasattr(listener, "enrollment"):
             listener.enrollment = voices.enrollment  # the players' takes, as they arrive
+            self._adapt_ahead(listener, table, voices)
         if hasattr(listener, "set_expected"):  # the call owed, for the ear's decision
             from companion.referee.judge import expect
 
             expect(listener, table.match)
+
+    def _adapt_ahead(self, listener: Any, table: Table, voices: Any) -> None:
+        """Have the ear build the adapted models of the game's players whose
+        takes are complete (``VoiceSetup.held``) now, from the player whose
+        turn it is on (``Listener.adapt_ahead``), not at each one's first
+        turn; asked again only when that set of players changes (a game
+        with other players, or takes finished or loaded), so a player still
+        recording gets no model of half their takes."""
+        if not hasattr(listener, "adapt_ahead"):
+            return
+        players = list(table.game.players)
+        ready = tuple(p for p in players if voices.held(p) >= voices.needed)
+        if ready == self._adapting:
+            return
+        self._adapting = ready
+        speaker = table.game.speaker(table.state)
+        first = players.index(speaker) if speaker in players else 0
+        listener.adapt_ahead([p for p in players[first:] + players[:first] if p in ready])
 
     def _announce(self, text: str, *, notice: bool = True) -> None:
         """Say and print ``text``; a ``notice`` (device news, an ignored

@@ -221,6 +221,50 @@ def test_a_call_the_recognizer_mishears_is_right_by_the_callers_own_takes(
     assert decide(bare).outcome != "right"
 
 
+@needs_fsdd
+def test_a_game_starts_building_the_adapted_models_of_players_whose_takes_are_complete(
+        tmp_path: Path) -> None:
+    """The live ear builds a player's adapted model in the background
+    (``Adapter(wait=False)``); once a game starts, for every player whose
+    takes are complete, before anyone has flipped a card, not at each one's
+    first turn. Beth's takes are kept from an earlier evening; Carter has
+    recorded only one of his two, so no model is built of half his takes
+    (his is built at his turn, as before). Two words, one round, so that
+    the builds are quick."""
+    from companion.referee.adaptation import Adapter
+
+    pack = load_pack("en")
+    store = TakeStore(tmp_path)
+    for word, digit in (("one", 1), ("two", 2)):
+        for player, speaker in (("Abby", "lucas"), ("Beth", SPEAKER)):
+            store.add(player, word, in_room(fsdd(digit, 0, speaker), seed=digit))
+    store.add("Carter", "one", in_room(fsdd(1, 0, "jackson"), seed=3))
+    models = tmp_path / "models"
+    adapter = Adapter(models, wait=False)
+    wav = synth.write_wav(tmp_path / "floor.wav",
+                          synth.noise_floor(round(2.0 * RATE), rate=RATE, seed=17), RATE)
+    with use_file_device(tmp_path / "alsa", wav, rate=RATE, tail_s=0.5) as device:
+        rig = open_rig(tmp_path, pack, device)
+        setup = VoiceSetup(("one", "two"), store, rounds=1)
+        attach(setup, rig.hub)
+        table = rig.hub.new_game("nasty7", ["Abby", "Beth", "Carter"], {"virtual_deck": True})
+        rig.record()
+        live = rig.live = LiveTable(
+            rig.hub, board=rig.board, microphone=Paced(rig.mic, rig.clock),
+            listener_for=lambda rate: Listener(rig.recognizer, rate, adapter=adapter),
+            speaker=rig.speaker)
+        live.step()
+        assert adapter.idle(timeout=120)
+        rig.close()
+    assert live.errors == [] and table.rulings == []  # no card was flipped
+    audio = setup.enrollment.audio
+    assert [setup.held(p) for p in ("Abby", "Beth", "Carter")] == [2, 2, 1]
+    built = {p: adapter.model(audio[p]) for p in ("Abby", "Beth")}
+    assert all(m is not None and (m / "means").is_file() for m in built.values()), built
+    assert sorted(m.name for m in models.iterdir() if not m.name.startswith((".", "base-"))
+                  ) == sorted(m.name for m in built.values() if m is not None)
+
+
 # -- the page ------------------------------------------------------------------------------
 
 @pytest.mark.slow

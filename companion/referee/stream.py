@@ -1135,6 +1135,19 @@ class Listener:
         if suppressed is not None:
             yield Hearing(suppressed, loud, last_voiced, recognizer=adapted)
 
+    def adapt_ahead(self, players: Sequence[str]) -> None:
+        """Start building the adapted models of ``players`` now, in this
+        order, in the background (``Adapter.wait`` False), rather than at
+        each one's first turn: a build takes seconds of CPU, and until a
+        caller's model is there their unsure calls are heard without it.
+        Players without enrolled takes are passed over; nothing without an
+        adapter that builds in the background. A model already built is
+        only looked up."""
+        if self.adapter is None or self.adapter.wait:
+            return
+        for player in players:
+            self._adapted_model(player)
+
     def _adapted_model(self, caller: str | None) -> Path | None:
         """The folder of ``caller``'s adapted model (``adapter``), from their
         enrolled takes; None without an adapter, takes or (building in the
