@@ -192,8 +192,9 @@ class LiveTable:
         self._pending_flip: tuple[PendingFlip, float] | None = None
         self._announced: tuple[dict[str, Any], Any, float] | None = None
         self._vocabulary: tuple[tuple[str, ...], int | None, bool] | None = None
-        # the players whose adapted models were asked for ahead (``_adapt_ahead``)
-        self._adapting: tuple[str, ...] = ()
+        # the game and its players whose adapted models were asked for ahead
+        # (``_adapt_ahead``)
+        self._adapting: tuple[object, ...] = ()
         self._audio_done = False
         self._last_tick = -math.inf
         self._last_watchdog = -math.inf
@@ -724,16 +725,17 @@ class LiveTable:
         """Have the ear build the adapted models of the game's players whose
         takes are complete (``VoiceSetup.held``) now, from the player whose
         turn it is on (``Listener.adapt_ahead``), not at each one's first
-        turn; asked again only when that set of players changes (a game
-        with other players, or takes finished or loaded), so a player still
-        recording gets no model of half their takes."""
+        turn; asked again only for a new game or when that set of players
+        changes (takes finished or loaded), so a player still recording
+        gets no model of half their takes, and one who recorded anew between
+        games has the new takes' model built."""
         if not hasattr(listener, "adapt_ahead"):
             return
         players = list(table.game.players)
         ready = tuple(p for p in players if voices.held(p) >= voices.needed)
-        if ready == self._adapting:
+        if (table.game_id, *ready) == self._adapting:
             return
-        self._adapting = ready
+        self._adapting = (table.game_id, *ready)
         speaker = table.game.speaker(table.state)
         first = players.index(speaker) if speaker in players else 0
         listener.adapt_ahead([p for p in players[first:] + players[:first] if p in ready])
