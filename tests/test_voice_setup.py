@@ -99,11 +99,13 @@ def in_room(clip: npt.NDArray[np.int16], seed: int) -> npt.NDArray[np.int16]:
     return np.clip(audio, -32768, 32767).astype(np.int16)
 
 
-def live_table(rig: Rig) -> LiveTable:
+def live_table(rig: Rig, board: Any = None, **ear: Any) -> LiveTable:
+    """The live table on ``rig``'s recording (with ``board``, or the page's
+    buttons), its ear a ``Listener`` with ``ear``'s settings, run once."""
     rig.record()
     live = rig.live = LiveTable(
-        rig.hub, board=None, microphone=Paced(rig.mic, rig.clock),
-        listener_for=lambda rate: Listener(rig.recognizer, rate), speaker=rig.speaker)
+        rig.hub, board=board, microphone=Paced(rig.mic, rig.clock),
+        listener_for=lambda rate: Listener(rig.recognizer, rate, **ear), speaker=rig.speaker)
     live.step()
     return live
 
@@ -193,12 +195,7 @@ def test_a_call_the_recognizer_mishears_is_right_by_the_callers_own_takes(
             "virtual_deck": True,
             "composition": {"racketeer": 12, "twin_racketeer": 0, "phone": 0,
                             "twin_phone": 0, "gun": 0}})
-        rig.record()
-        live = rig.live = LiveTable(
-            rig.hub, board=rig.board, microphone=Paced(rig.mic, rig.clock),
-            listener_for=lambda rate: Listener(rig.recognizer, rate, trace=trace),
-            speaker=rig.speaker)
-        live.step()
+        live = live_table(rig, rig.board, trace=trace)
         setup.start(["Beth"])
         rig.until(enrolled + 1.0)
         assert setup.held("Beth") == 21 and setup.prompt is None
@@ -248,12 +245,7 @@ def test_a_game_starts_building_the_adapted_models_of_players_whose_takes_are_co
         setup = VoiceSetup(("one", "two"), store, rounds=1)
         attach(setup, rig.hub)
         table = rig.hub.new_game("nasty7", ["Abby", "Beth", "Carter"], {"virtual_deck": True})
-        rig.record()
-        live = rig.live = LiveTable(
-            rig.hub, board=rig.board, microphone=Paced(rig.mic, rig.clock),
-            listener_for=lambda rate: Listener(rig.recognizer, rate, adapter=adapter),
-            speaker=rig.speaker)
-        live.step()
+        live = live_table(rig, rig.board, adapter=adapter)
         assert adapter.idle(timeout=120)
         rig.close()
     assert live.errors == [] and table.rulings == []  # no card was flipped
