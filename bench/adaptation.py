@@ -7,8 +7,11 @@ enrolls; ``companion.referee.adaptation``), and the speaker's takes 3-29
 ear's recognizer decodes (``SphinxRecognizer``: The Nasty 7's number words
 zero to twelve), with the bundled model and with the speaker's adapted one,
 clean and in white noise at ``--snr`` dB. Prints words heard right, the
-most common confusions, and the wall and CPU seconds of building one
-player's model (the tools run as child processes; their CPU is counted).
+most common confusions, the wall and CPU seconds of building one
+player's model (the tools run as child processes; their CPU is counted),
+and the wall seconds until all three players' models are built in the
+background, as the live table builds them when a game starts, by one
+builder and by two (``Adapter(wait=False, builders=...)``).
 
     python bench/adaptation.py [--snr 10] [--takes 27]
 """
@@ -133,7 +136,29 @@ def main(argv: list[str] | None = None) -> int:
     print("|---|---|---|")
     for speaker, wall_s, cpu_s in builds:
         print(f"| {speaker} | {wall_s:.2f} | {cpu_s:.2f} |")
+    print(f"\n| builders | all {len(SPEAKERS)} players' models built in the background, wall s |")
+    print("|---|---|")
+    for builders in (1, 2):
+        print(f"| {builders} | {background(raw, builders):.2f} |")
     return 0
+
+
+def background(raw: Raw, builders: int) -> float:
+    """Wall seconds until every development speaker's model (takes 0-2 of
+    each digit) is built in the background by ``builders`` builders, in a
+    fresh folder (its converted bundled model made beforehand)."""
+    with tempfile.TemporaryDirectory(prefix="adapt-bench-") as folder:
+        adapter = Adapter(Path(folder), wait=False, builders=builders)
+        adapter.base()
+        players = [{w: [take(raw, w, speaker, k) for k in range(3)] for w in DIGITS}
+                   for speaker in SPEAKERS]
+        wall = time.perf_counter()
+        for enrolled in players:
+            adapter.model(enrolled)
+        adapter.idle()
+        wall = time.perf_counter() - wall
+        assert all(adapter.model(enrolled) is not None for enrolled in players)
+    return wall
 
 
 if __name__ == "__main__":

@@ -7,6 +7,7 @@ the adapter at an empty folder."""
 from __future__ import annotations
 
 import json
+import os
 import struct
 import sys
 import threading
@@ -22,6 +23,7 @@ from companion.referee.adaptation import (
     AdaptationError,
     Adapter,
     Tools,
+    background_builders,
     bundled_model,
     write_mixture_weights,
 )
@@ -111,6 +113,44 @@ def test_in_the_background_the_model_is_ready_later(tmp_path: Path) -> None:
     assert adapter.idle(timeout=120)
     model = adapter.model(takes)
     assert model is not None and (model / "means").is_file()
+
+
+@needs_fsdd
+def test_with_two_builders_two_models_are_built_side_by_side(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Three players' models asked for at once (a game starting). The first
+    # two builds each wait (up to 20 s) for the other to be running beside
+    # it: one builder would build them one after the other, and the first
+    # would wait in vain and fail.
+    beside = threading.Barrier(2, timeout=20)
+    started: list[str] = []
+    lock = threading.Lock()
+    build = Adapter._build_now
+
+    def paired(self: Adapter, key: str, *args: Any) -> Path:
+        with lock:
+            started.append(key)
+            first_two = len(started) <= 2
+        if first_two:
+            beside.wait()
+        return build(self, key, *args)
+
+    monkeypatch.setattr(Adapter, "_build_now", paired)
+    adapter = Adapter(tmp_path, wait=False, builders=2)
+    players = [{w: [fsdd(w, speaker, 0)] for w in ("one", "six")}
+               for speaker in ("george", "jackson", "lucas")]
+    assert [adapter.model(takes) for takes in players] == [None, None, None]
+    assert adapter.idle(timeout=120)
+    assert all(adapter.model(takes) is not None for takes in players)
+    assert len(started) == 3
+
+
+@pytest.mark.parametrize(("cores", "builders"), [(None, 1), (1, 1), (2, 1), (3, 1), (4, 2),
+                                                (8, 2)])
+def test_the_live_table_builds_two_models_at_once_on_a_four_core_pi(
+        monkeypatch: pytest.MonkeyPatch, cores: int | None, builders: int) -> None:
+    monkeypatch.setattr(os, "cpu_count", lambda: cores)
+    assert background_builders() == builders
 
 
 @needs_fsdd

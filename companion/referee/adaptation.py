@@ -38,6 +38,7 @@ import struct
 import subprocess
 import tempfile
 import threading
+import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -73,6 +74,14 @@ SPHINXTRAIN = Path("/usr/lib/sphinxtrain")
 
 class AdaptationError(CompanionError, RuntimeError):
     """A model could not be adapted: a tool is missing or failed."""
+
+
+def background_builders() -> int:
+    """How many models the live table builds at once: the cores left over
+    once the ear has one and the page, the speaker and the buttons another
+    (``os.cpu_count``), at least one and at most two (a Raspberry Pi 4 or
+    5 has four cores: two builds at once)."""
+    return max(1, min(2, (os.cpu_count() or 1) - 2))
 
 
 def cache_dir() -> Path:
@@ -191,13 +200,16 @@ class Adapter:
 
     ``root``: where they are kept (default ``cache_dir()``). ``wait``: build
     a model when it is asked for and return it (a replay); False: build it
-    in the background, one at a time, and return None until it is ready
-    (the live table, whose ear must not stop). ``tools``: the programs
-    (default ``Tools.find()``, looked up on first use)."""
+    in the background, ``builders`` at a time (each build runs the tools
+    as child processes, a core each), in the order asked, and return None
+    until it is ready (the live table, whose ear must not stop; see
+    ``background_builders``). ``tools``: the programs (default
+    ``Tools.find()``, looked up on first use)."""
 
     def __init__(self, root: Path | None = None, *, wait: bool = True,
-                 tools: Tools | None = None) -> None:
+                 tools: Tools | None = None, builders: int = 1) -> None:
         self.root = root or cache_dir()
+        self.builders = max(1, builders)
         self.wait = wait
         self._tools = tools
         self._lock = threading.Lock()
@@ -205,7 +217,7 @@ class Adapter:
         self._failed: set[str] = set()
         self._queue: list[tuple[str, dict[str, list[npt.NDArray[np.float64]]],
                                 dict[str, str]]] = []
-        self._worker: threading.Thread | None = None
+        self._workers: list[threading.Thread] = []  # each drains the queue
 
     def model(self, takes: Mapping[str, Sequence[npt.ArrayLike]],
               pronunciations: Mapping[str, str] | None = None) -> Path | None:
@@ -235,10 +247,11 @@ class Adapter:
                 if key not in self._building:
                     self._building.add(key)
                     self._queue.append((key, usable, dict(pronunciations)))
-                    if self._worker is None or not self._worker.is_alive():
-                        self._worker = threading.Thread(target=self._drain, daemon=True,
-                                                        name="companion-adaptation")
-                        self._worker.start()
+                    if len(self._workers) < self.builders:
+                        worker = threading.Thread(target=self._drain, daemon=True,
+                                                  name="companion-adaptation")
+                        self._workers.append(worker)
+                        worker.start()
                 return None
         try:
             return self._build(key, usable, pronunciations)
@@ -259,16 +272,18 @@ class Adapter:
     def idle(self, timeout: float | None = None) -> bool:
         """Wait until the background builds asked for so far are done (or
         ``timeout`` seconds); whether they are."""
-        worker = self._worker
-        if worker is not None:
-            worker.join(timeout)
-        return worker is None or not worker.is_alive()
+        deadline = None if timeout is None else time.monotonic() + timeout
+        with self._lock:
+            workers = list(self._workers)
+        for worker in workers:
+            worker.join(None if deadline is None else max(0.0, deadline - time.monotonic()))
+        return not any(w.is_alive() for w in workers)
 
     def _drain(self) -> None:
         while True:
             with self._lock:
                 if not self._queue:
-                    self._worker = None
+                    self._workers.remove(threading.current_thread())
                     return
                 key, takes, pronunciations = self._queue.pop(0)
             try:
