@@ -25,6 +25,7 @@ from companion.referee.adaptation import (
     Tools,
     background_builders,
     bundled_model,
+    takes_digest,
     write_mixture_weights,
 )
 from companion.referee.recognizer import Spellings
@@ -176,6 +177,24 @@ def test_two_adapters_asking_for_one_model_at_once_build_it_once(
         t.join(timeout=120)
     assert len(built) == 1
     assert len(models) == 2 and models[0] == models[1] and (models[0] / "means").is_file()
+
+
+@needs_fsdd
+def test_the_work_of_a_build_cut_short_is_removed_when_the_model_is_built(
+        tmp_path: Path) -> None:
+    # The power went while Abby's model was being built: its work folder
+    # (the takes as WAVs, their features, the counts) was left in the cache.
+    adapter = Adapter(tmp_path)
+    takes = {"six": [fsdd("six", "lucas", 0)]}
+    key = takes_digest(takes, {"six": "S IH K S"})
+    left = tmp_path / f".{key}-cut"
+    left.mkdir()
+    (left / "000.wav").write_bytes(b"RIFF")
+    other = tmp_path / ".another-model-cut"  # another model's: left to its own build
+    other.mkdir()
+    model = adapter.model(takes, {"six": "S IH K S"})
+    assert model is not None and model.name == key and (model / "means").is_file()
+    assert not left.exists() and other.is_dir()
 
 
 @needs_fsdd

@@ -329,13 +329,18 @@ class Adapter:
                pronunciations: Mapping[str, str]) -> Path:
         """Build one model, one process at a time (a lock file beside it):
         a process that finds another building the same model waits for it
-        and takes it rather than building it again."""
+        and takes it rather than building it again. The work folders a build
+        of it cut short left behind are removed first."""
         self.root.mkdir(parents=True, exist_ok=True)
         with open(self.root / f".{key}.lock", "a") as lock:
             fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file is closed
             out = self.root / key
             if (out / "means").is_file():
                 return out
+            for left in self.root.glob(f".{key}-*"):
+                # the work of a build of this model cut short (the power went,
+                # the process was killed): nobody else holds the lock to it
+                shutil.rmtree(left, ignore_errors=True)
             return self._build_now(key, takes, pronunciations)
 
     def _build_now(self, key: str, takes: Mapping[str, Sequence[npt.NDArray[np.float64]]],
