@@ -155,6 +155,30 @@ def test_the_live_table_builds_two_models_at_once_on_a_four_core_pi(
 
 
 @needs_fsdd
+@pytest.mark.filterwarnings("ignore::pytest.PytestUnhandledThreadExceptionWarning")
+def test_a_builder_killed_by_an_unexpected_error_does_not_stop_later_builds(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    build = Adapter._build_now
+    calls: list[str] = []
+
+    def first_breaks(self: Adapter, key: str, *args: Any) -> Path:
+        calls.append(key)
+        if len(calls) == 1:
+            raise RuntimeError("a bug in the first build")
+        return build(self, key, *args)
+
+    monkeypatch.setattr(Adapter, "_build_now", first_breaks)
+    adapter = Adapter(tmp_path, wait=False)
+    first, second = ({"six": [fsdd("six", s, 0)]} for s in ("lucas", "george"))
+    assert adapter.model(first) is None
+    assert adapter.idle(timeout=60)  # its builder died
+    assert adapter.model(second) is None
+    assert adapter.idle(timeout=120)
+    model = adapter.model(second)
+    assert model is not None and (model / "means").is_file()
+
+
+@needs_fsdd
 def test_two_adapters_asking_for_one_model_at_once_build_it_once(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     # As two processes on one cache folder would (a live table and a replay,

@@ -247,6 +247,8 @@ class Adapter:
                 if key not in self._building:
                     self._building.add(key)
                     self._queue.append((key, usable, dict(pronunciations)))
+                    # (a builder that died of an error it did not expect is let go)
+                    self._workers = [w for w in self._workers if w.is_alive()]
                     if len(self._workers) < self.builders:
                         worker = threading.Thread(target=self._drain, daemon=True,
                                                   name="companion-adaptation")
