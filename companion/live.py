@@ -728,8 +728,10 @@ class LiveTable:
         turn; asked again only for a new game or when that set of players
         changes (takes finished or loaded), so a player still recording
         gets no model of half their takes, and one who recorded anew between
-        games has the new takes' model built."""
-        if not hasattr(listener, "adapt_ahead"):
+        games has the new takes' model built. Only in a game whose calls the
+        ear judges against a call owed (``expected_call``: The Nasty 7);
+        no other game hears with the players' models."""
+        if not hasattr(listener, "adapt_ahead") or not hasattr(table.game, "expected_call"):
             return
         players = list(table.game.players)
         ready = tuple(p for p in players if voices.held(p) >= voices.needed)

@@ -218,16 +218,11 @@ def test_a_call_the_recognizer_mishears_is_right_by_the_callers_own_takes(
     assert decide(bare).outcome != "right"
 
 
-@needs_fsdd
-def test_a_game_starts_building_the_adapted_models_of_players_whose_takes_are_complete(
-        tmp_path: Path) -> None:
-    """The live ear builds a player's adapted model in the background
-    (``Adapter(wait=False)``); once a game starts, for every player whose
-    takes are complete, before anyone has flipped a card, not at each one's
-    first turn. Beth's takes are kept from an earlier evening; Carter has
-    recorded only one of his two, so no model is built of half his takes
-    (his is built at his turn, as before). Two words, one round, so that
-    the builds are quick."""
+def models_built_when(tmp_path: Path, game: str) -> tuple[VoiceSetup, Any, list[str]]:
+    """Start ``game`` with Abby and Beth (complete takes of "one" and "two",
+    one round) and Carter (only his "one"), the live ear building adapted
+    models in the background, and flip no card: the voice setup, the
+    adapter, and the names of the models in its folder once it is idle."""
     from companion.referee.adaptation import Adapter
 
     pack = load_pack("en")
@@ -244,17 +239,41 @@ def test_a_game_starts_building_the_adapted_models_of_players_whose_takes_are_co
         rig = open_rig(tmp_path, pack, device)
         setup = VoiceSetup(("one", "two"), store, rounds=1)
         attach(setup, rig.hub)
-        table = rig.hub.new_game("nasty7", ["Abby", "Beth", "Carter"], {"virtual_deck": True})
+        options = {"virtual_deck": True} if game == "nasty7" else {}
+        table = rig.hub.new_game(game, ["Abby", "Beth", "Carter"], options)
         live = live_table(rig, rig.board, adapter=adapter)
         assert adapter.idle(timeout=120)
         rig.close()
-    assert live.errors == [] and table.rulings == []  # no card was flipped
-    audio = setup.enrollment.audio
+    assert live.errors == [] and table.rulings == []  # no card was played
     assert [setup.held(p) for p in ("Abby", "Beth", "Carter")] == [2, 2, 1]
-    built = {p: adapter.model(audio[p]) for p in ("Abby", "Beth")}
-    assert all(m is not None and (m / "means").is_file() for m in built.values()), built
-    assert sorted(m.name for m in models.iterdir() if not m.name.startswith((".", "base-"))
-                  ) == sorted(m.name for m in built.values() if m is not None)
+    built = sorted(m.name for m in models.iterdir()
+                   if not m.name.startswith((".", "base-"))) if models.is_dir() else []
+    return setup, adapter, built
+
+
+@needs_fsdd
+def test_a_game_starts_building_the_adapted_models_of_players_whose_takes_are_complete(
+        tmp_path: Path) -> None:
+    """The live ear builds a player's adapted model in the background
+    (``Adapter(wait=False)``); once a game of The Nasty 7 starts, for every
+    player whose takes are complete, before anyone has flipped a card, not
+    at each one's first turn. Beth's takes are kept from an earlier
+    evening; Carter has recorded only one of his two, so no model is built
+    of half his takes (his is built at his turn, as before). Two words,
+    one round, so that the builds are quick."""
+    setup, adapter, built = models_built_when(tmp_path, "nasty7")
+    audio = setup.enrollment.audio
+    ahead = {p: adapter.model(audio[p]) for p in ("Abby", "Beth")}
+    assert all(m is not None and (m / "means").is_file() for m in ahead.values()), ahead
+    assert built == sorted(m.name for m in ahead.values() if m is not None)
+
+
+@needs_fsdd
+def test_a_game_of_cheat_builds_no_adapted_model(tmp_path: Path) -> None:
+    """Cheat owes no call the ear judges, and no hearing of it uses the
+    players' models: none is built for it."""
+    _, _, built = models_built_when(tmp_path, "cheat")
+    assert built == []
 
 
 # -- the page ------------------------------------------------------------------------------

@@ -500,8 +500,10 @@ class Listener:
         self._pending_owed = [p for p in self._pending_owed if p.at < at]
         self._pending_owed.append(Owed(expected_of(words), player, ordered, at, timed))
         self._apply_vocab()
-        if self.adapter is not None and not self.adapter.wait:
-            self._adapted_model(player)  # built in the background before it is needed
+        if words is not None and self.adapter is not None and not self.adapter.wait:
+            # built in the background before it is needed; only for a call the
+            # ear judges against what is owed (no other hearing uses the model)
+            self._adapted_model(player)
 
     def _apply_vocab(self, *, rise: bool = False) -> None:
         """Let a new vocabulary and call owed take over between utterances;
