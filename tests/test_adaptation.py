@@ -221,6 +221,17 @@ def test_the_work_of_a_build_cut_short_is_removed_when_the_model_is_built(
     assert not left.exists() and other.is_dir()
 
 
+def test_the_work_of_a_base_copy_cut_short_is_removed_when_it_is_made(tmp_path: Path) -> None:
+    # The bundled model as the tools read it is made once per cache folder;
+    # the power went while it was being made in the second folder.
+    name = Adapter(tmp_path / "first").base().name
+    left = tmp_path / "second" / f".{name}-cut"
+    left.mkdir(parents=True)
+    base = Adapter(tmp_path / "second").base()
+    assert base.name == name and (base / "mixture_weights").is_file()
+    assert not left.exists()
+
+
 @needs_fsdd
 def test_a_failed_build_is_not_tried_again(tmp_path: Path) -> None:
     nowhere = Tools(*(tmp_path / "none" for _ in range(4)))

@@ -27,6 +27,7 @@ at a time (a lock file beside it; ``fcntl.flock``).
 
 from __future__ import annotations
 
+import contextlib
 import fcntl
 import functools
 import hashlib
@@ -39,7 +40,7 @@ import subprocess
 import tempfile
 import threading
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -314,35 +315,46 @@ class Adapter:
         if (base / "mixture_weights").is_file():
             return base
         tools = self.tools()
-        self.root.mkdir(parents=True, exist_ok=True)
-        work = Path(tempfile.mkdtemp(dir=self.root, prefix=".base-"))
-        try:
-            for f in source.iterdir():
-                if f.is_file():
-                    shutil.copy(f, work / f.name)
-            _run([str(tools.mdef_convert), "-text", str(source / "mdef"), str(work / "mdef.txt")])
-            write_mixture_weights(source / "sendump", work / "mixture_weights")
-            _settle(work, base)
-        finally:
-            shutil.rmtree(work, ignore_errors=True)
+        with self._locked(base.name):
+            if (base / "mixture_weights").is_file():
+                return base
+            work = Path(tempfile.mkdtemp(dir=self.root, prefix=f".{base.name}-"))
+            try:
+                for f in source.iterdir():
+                    if f.is_file():
+                        shutil.copy(f, work / f.name)
+                _run([str(tools.mdef_convert), "-text", str(source / "mdef"),
+                      str(work / "mdef.txt")])
+                write_mixture_weights(source / "sendump", work / "mixture_weights")
+                _settle(work, base)
+            finally:
+                shutil.rmtree(work, ignore_errors=True)
         return base
+
+    @contextlib.contextmanager
+    def _locked(self, name: str) -> Iterator[None]:
+        """Hold the lock of ``name`` (a model's folder under ``root``): one
+        process at a time makes it (``fcntl.flock`` on ``.<name>.lock``,
+        released when the file is closed). Its work folders that a making
+        of it cut short left behind (``.<name>-*``: the power went, the
+        process was killed) are removed first: nobody else holds the lock."""
+        self.root.mkdir(parents=True, exist_ok=True)
+        with open(self.root / f".{name}.lock", "a") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            for left in self.root.glob(f".{name}-*"):
+                shutil.rmtree(left, ignore_errors=True)
+            yield
 
     def _build(self, key: str, takes: Mapping[str, Sequence[npt.NDArray[np.float64]]],
                pronunciations: Mapping[str, str]) -> Path:
         """Build one model, one process at a time (a lock file beside it):
         a process that finds another building the same model waits for it
-        and takes it rather than building it again. The work folders a build
-        of it cut short left behind are removed first."""
-        self.root.mkdir(parents=True, exist_ok=True)
-        with open(self.root / f".{key}.lock", "a") as lock:
-            fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file is closed
+        and takes it rather than building it again (``_locked``, which also
+        removes what a build of it cut short left behind)."""
+        with self._locked(key):
             out = self.root / key
             if (out / "means").is_file():
                 return out
-            for left in self.root.glob(f".{key}-*"):
-                # the work of a build of this model cut short (the power went,
-                # the process was killed): nobody else holds the lock to it
-                shutil.rmtree(left, ignore_errors=True)
             return self._build_now(key, takes, pronunciations)
 
     def _build_now(self, key: str, takes: Mapping[str, Sequence[npt.NDArray[np.float64]]],
