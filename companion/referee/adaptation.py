@@ -307,8 +307,9 @@ class Adapter:
 
     def base(self) -> Path:
         """The bundled model as the tools read it (a copy with a text
-        ``mdef.txt`` and ``mixture_weights``), made once under ``root``.
-        Raises ``AdaptationError`` or ``OSError``."""
+        ``mdef.txt`` and ``mixture_weights``), made once under ``root``, by
+        one process at a time (``_locked``). Raises ``AdaptationError`` or
+        ``OSError``."""
         source = bundled_model()
         digest = hashlib.sha256((source / "means").read_bytes()).hexdigest()[:12]
         base = self.root / f"base-{digest}"
