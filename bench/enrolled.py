@@ -36,11 +36,9 @@ Only the development speakers (george, jackson, lucas) are in the raw set.
 from __future__ import annotations
 
 import argparse
-import fcntl
 import json
 import os
 import shutil
-import tempfile
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -154,16 +152,16 @@ def kept_heard(voice: str, words: tuple[str, ...], takes: int, raw: Path, folder
     ``cache`` (a folder; None: none) where an earlier call kept them: the
     ear hears the same takes the same way every time, and hearing them
     takes seconds per voice; one process hears a voice's takes while any
-    other asking for them waits (a lock file in ``cache``). Raises
+    other asking for them waits (``companion.made_once.making``, which
+    also removes what a hearing cut short left in ``cache``). Raises
     ``TakeRefused`` as ``heard_takes``."""
+    from companion.made_once import making
+
     if cache is None:
         return heard_takes(voice, words, takes, raw, folder)
     kept = cache / f"{voice}-{takes}-{'-'.join(words)}"
-    cache.mkdir(parents=True, exist_ok=True)
-    with open(cache / f".{kept.name}.lock", "a") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)  # another process hearing them: wait for its copy
+    with making(cache, kept.name) as made:  # another process hearing them: wait for its copy
         if not (kept / INDEX).is_file():
-            made = Path(tempfile.mkdtemp(prefix=f".{kept.name}.", dir=cache))
             (made / INDEX).write_text(json.dumps(heard_takes(voice, words, takes, raw, made)))
             made.rename(kept)  # one step: a copy cut short is never found
     shutil.copytree(kept, folder, dirs_exist_ok=True)

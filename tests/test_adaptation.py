@@ -211,10 +211,10 @@ def test_the_work_of_a_build_cut_short_is_removed_when_the_model_is_built(
     adapter = Adapter(tmp_path)
     takes = {"six": [fsdd("six", "lucas", 0)]}
     key = takes_digest(takes, {"six": "S IH K S"})
-    left = tmp_path / f".{key}-cut"
+    left = tmp_path / f".{key}.part"
     left.mkdir()
     (left / "000.wav").write_bytes(b"RIFF")
-    other = tmp_path / ".another-model-cut"  # another model's: left to its own build
+    other = tmp_path / ".another-model.part"  # another model's: left to its own build
     other.mkdir()
     model = adapter.model(takes, {"six": "S IH K S"})
     assert model is not None and model.name == key and (model / "means").is_file()
@@ -225,7 +225,7 @@ def test_the_work_of_a_base_copy_cut_short_is_removed_when_it_is_made(tmp_path: 
     # The bundled model as the tools read it is made once per cache folder;
     # the power went while it was being made in the second folder.
     name = Adapter(tmp_path / "first").base().name
-    left = tmp_path / "second" / f".{name}-cut"
+    left = tmp_path / "second" / f".{name}.part"
     left.mkdir(parents=True)
     base = Adapter(tmp_path / "second").base()
     assert base.name == name and (base / "mixture_weights").is_file()

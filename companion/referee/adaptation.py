@@ -22,13 +22,11 @@ adapted model (``companion.referee.stream.Listener``); the model's mixture
 weights (``sendump``) and everything else stay the bundled model's.
 Adapted models are kept in a folder (``cache_dir``) under a digest of the
 takes and their words, so a player's model is built once, by one process
-at a time (a lock file beside it; ``fcntl.flock``).
+at a time (a lock file beside it; ``companion.made_once``).
 """
 
 from __future__ import annotations
 
-import contextlib
-import fcntl
 import functools
 import hashlib
 import itertools
@@ -37,10 +35,9 @@ import os
 import shutil
 import struct
 import subprocess
-import tempfile
 import threading
 import time
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -48,6 +45,7 @@ import numpy as np
 import numpy.typing as npt
 
 from companion.errors import CompanionError
+from companion.made_once import making
 from companion.referee.cmudict import CmuDictionary
 from companion.referee.templates import in_noise
 
@@ -308,114 +306,93 @@ class Adapter:
     def base(self) -> Path:
         """The bundled model as the tools read it (a copy with a text
         ``mdef.txt`` and ``mixture_weights``), made once under ``root``, by
-        one process at a time (``_locked``). Raises ``AdaptationError`` or
-        ``OSError``."""
+        one process at a time (``made_once.making``). Raises
+        ``AdaptationError`` or ``OSError``."""
         source = bundled_model()
         digest = hashlib.sha256((source / "means").read_bytes()).hexdigest()[:12]
         base = self.root / f"base-{digest}"
         if (base / "mixture_weights").is_file():
             return base
         tools = self.tools()
-        with self._locked(base.name):
+        with making(self.root, base.name) as work:
             if (base / "mixture_weights").is_file():
                 return base
-            work = Path(tempfile.mkdtemp(dir=self.root, prefix=f".{base.name}-"))
-            try:
-                for f in source.iterdir():
-                    if f.is_file():
-                        shutil.copy(f, work / f.name)
-                _run([str(tools.mdef_convert), "-text", str(source / "mdef"),
-                      str(work / "mdef.txt")])
-                write_mixture_weights(source / "sendump", work / "mixture_weights")
-                _settle(work, base)
-            finally:
-                shutil.rmtree(work, ignore_errors=True)
+            for f in source.iterdir():
+                if f.is_file():
+                    shutil.copy(f, work / f.name)
+            _run([str(tools.mdef_convert), "-text", str(source / "mdef"), str(work / "mdef.txt")])
+            write_mixture_weights(source / "sendump", work / "mixture_weights")
+            _settle(work, base)
         return base
-
-    @contextlib.contextmanager
-    def _locked(self, name: str) -> Iterator[None]:
-        """Hold the lock of ``name`` (a model's folder under ``root``): one
-        process at a time makes it (``fcntl.flock`` on ``.<name>.lock``,
-        released when the file is closed). Its work folders that a making
-        of it cut short left behind (``.<name>-*``: the power went, the
-        process was killed) are removed first: nobody else holds the lock."""
-        self.root.mkdir(parents=True, exist_ok=True)
-        with open(self.root / f".{name}.lock", "a") as lock:
-            fcntl.flock(lock, fcntl.LOCK_EX)
-            for left in self.root.glob(f".{name}-*"):
-                shutil.rmtree(left, ignore_errors=True)
-            yield
 
     def _build(self, key: str, takes: Mapping[str, Sequence[npt.NDArray[np.float64]]],
                pronunciations: Mapping[str, str]) -> Path:
         """Build one model, one process at a time (a lock file beside it):
         a process that finds another building the same model waits for it
-        and takes it rather than building it again (``_locked``, which also
-        removes what a build of it cut short left behind)."""
-        with self._locked(key):
+        and takes it rather than building it again (``made_once.making``,
+        which also removes what a build of it cut short left behind)."""
+        with making(self.root, key) as work:
             out = self.root / key
             if (out / "means").is_file():
                 return out
-            return self._build_now(key, takes, pronunciations)
+            return self._build_now(key, takes, pronunciations, work)
 
     def _build_now(self, key: str, takes: Mapping[str, Sequence[npt.NDArray[np.float64]]],
-                   pronunciations: Mapping[str, str]) -> Path:
+                   pronunciations: Mapping[str, str], work: Path) -> Path:
+        """Build the model ``key`` in the empty folder ``work`` (``making``'s)
+        and settle it under ``root``."""
         from companion.audio.synth import write_wav  # only a build needs it, not the ear's start
 
         base, tools = self.base(), self.tools()
         out = self.root / key
-        work = Path(tempfile.mkdtemp(dir=self.root, prefix=f".{key}-"))
-        try:
-            names, transcripts = [], []
-            rng = np.random.default_rng(0)
-            pad = np.zeros(round(PAD_S * RATE))
-            for word in sorted(takes):
-                for take, snr in itertools.product(takes[word], (None, *NOISY_COPIES_DB)):
-                    name = f"{len(names):03d}"
-                    x = np.concatenate([pad, take, pad])
-                    x = x + rng.normal(0.0, 32768.0 * 10 ** (FLOOR_DBFS / 20), len(x))
-                    if snr is not None:
-                        x = in_noise(x, snr, seed=len(names))
-                    write_wav(work / f"{name}.wav",
-                              np.clip(np.rint(x), -32768, 32767).astype(np.int16), RATE)
-                    names.append(name)
-                    transcripts.append(f"<s> {word} </s> ({name})")
-            (work / "takes.ctl").write_text("\n".join(names) + "\n", encoding="ascii")
-            (work / "takes.lsn").write_text("\n".join(transcripts) + "\n", encoding="utf-8")
-            (work / "words.dict").write_text(
-                "".join(f"{w} {pronunciations[w]}\n" for w in sorted(takes)), encoding="utf-8")
-            counts = work / "counts"
-            counts.mkdir()
-            adapted = work / "model"
-            adapted.mkdir()
-            _run([str(tools.sphinx_fe), "-argfile", str(base / "feat.params"),
-                  "-samprate", str(RATE), "-c", str(work / "takes.ctl"), "-di", str(work),
-                  "-do", str(work), "-ei", "wav", "-eo", "mfc", "-mswav", "yes"])
-            _run([str(tools.bw), "-hmmdir", str(base), "-moddeffn", str(base / "mdef.txt"),
-                  "-ts2cbfn", ".ptm.", "-feat", "1s_c_d_dd", "-svspec", "0-12/13-25/26-38",
-                  "-cmn", "current", "-agc", "none", "-dictfn", str(work / "words.dict"),
-                  "-fdictfn", str(base / "noisedict"), "-ctlfn", str(work / "takes.ctl"),
-                  "-lsnfn", str(work / "takes.lsn"), "-cepdir", str(work),
-                  "-accumdir", str(counts)])
-            _run([str(tools.map_adapt), "-moddeffn", str(base / "mdef.txt"), "-ts2cbfn", ".ptm.",
-                  "-meanfn", str(base / "means"), "-varfn", str(base / "variances"),
-                  "-mixwfn", str(base / "mixture_weights"),
-                  "-tmatfn", str(base / "transition_matrices"), "-accumdir", str(counts),
-                  "-mapmeanfn", str(adapted / "means"), "-mapvarfn", str(adapted / "variances"),
-                  "-mapmixwfn", str(adapted / "mixture_weights"),
-                  "-maptmatfn", str(adapted / "transition_matrices")])
-            model = work / "adapted"
-            model.mkdir()
-            for name in ("mdef", "feat.params", "noisedict", "sendump", "transition_matrices"):
-                try:  # the bundled model's files, shared with every player's model
-                    os.link(base / name, model / name)
-                except OSError:
-                    shutil.copy(base / name, model / name)
-            for name in ("means", "variances"):
-                shutil.copy(adapted / name, model / name)
-            _settle(model, out)
-        finally:
-            shutil.rmtree(work, ignore_errors=True)
+        names, transcripts = [], []
+        rng = np.random.default_rng(0)
+        pad = np.zeros(round(PAD_S * RATE))
+        for word in sorted(takes):
+            for take, snr in itertools.product(takes[word], (None, *NOISY_COPIES_DB)):
+                name = f"{len(names):03d}"
+                x = np.concatenate([pad, take, pad])
+                x = x + rng.normal(0.0, 32768.0 * 10 ** (FLOOR_DBFS / 20), len(x))
+                if snr is not None:
+                    x = in_noise(x, snr, seed=len(names))
+                write_wav(work / f"{name}.wav",
+                          np.clip(np.rint(x), -32768, 32767).astype(np.int16), RATE)
+                names.append(name)
+                transcripts.append(f"<s> {word} </s> ({name})")
+        (work / "takes.ctl").write_text("\n".join(names) + "\n", encoding="ascii")
+        (work / "takes.lsn").write_text("\n".join(transcripts) + "\n", encoding="utf-8")
+        (work / "words.dict").write_text(
+            "".join(f"{w} {pronunciations[w]}\n" for w in sorted(takes)), encoding="utf-8")
+        counts = work / "counts"
+        counts.mkdir()
+        adapted = work / "model"
+        adapted.mkdir()
+        _run([str(tools.sphinx_fe), "-argfile", str(base / "feat.params"),
+              "-samprate", str(RATE), "-c", str(work / "takes.ctl"), "-di", str(work),
+              "-do", str(work), "-ei", "wav", "-eo", "mfc", "-mswav", "yes"])
+        _run([str(tools.bw), "-hmmdir", str(base), "-moddeffn", str(base / "mdef.txt"),
+              "-ts2cbfn", ".ptm.", "-feat", "1s_c_d_dd", "-svspec", "0-12/13-25/26-38",
+              "-cmn", "current", "-agc", "none", "-dictfn", str(work / "words.dict"),
+              "-fdictfn", str(base / "noisedict"), "-ctlfn", str(work / "takes.ctl"),
+              "-lsnfn", str(work / "takes.lsn"), "-cepdir", str(work),
+              "-accumdir", str(counts)])
+        _run([str(tools.map_adapt), "-moddeffn", str(base / "mdef.txt"), "-ts2cbfn", ".ptm.",
+              "-meanfn", str(base / "means"), "-varfn", str(base / "variances"),
+              "-mixwfn", str(base / "mixture_weights"),
+              "-tmatfn", str(base / "transition_matrices"), "-accumdir", str(counts),
+              "-mapmeanfn", str(adapted / "means"), "-mapvarfn", str(adapted / "variances"),
+              "-mapmixwfn", str(adapted / "mixture_weights"),
+              "-maptmatfn", str(adapted / "transition_matrices")])
+        model = work / "adapted"
+        model.mkdir()
+        for name in ("mdef", "feat.params", "noisedict", "sendump", "transition_matrices"):
+            try:  # the bundled model's files, shared with every player's model
+                os.link(base / name, model / name)
+            except OSError:
+                shutil.copy(base / name, model / name)
+        for name in ("means", "variances"):
+            shutil.copy(adapted / name, model / name)
+        _settle(model, out)
         return out
 
 
