@@ -5,7 +5,8 @@ benchmark's heard takes are each a folder made in seconds of CPU and kept
 under a name that says what it holds. Two processes asking for one at once
 (a live table and a replay, the test suite's workers) would make it twice;
 a making cut short (the power went, the process was killed) would leave its
-work folder behind for good.
+work folder behind for good. A folder no longer wanted is removed under the
+same lock (``remove``), never while it is being made.
 """
 
 from __future__ import annotations
@@ -38,3 +39,19 @@ def making(root: Path, name: str) -> Iterator[Path]:
             yield work
         finally:
             shutil.rmtree(work, ignore_errors=True)
+
+
+def remove(root: Path, name: str) -> bool:
+    """Remove the folder ``name`` under ``root`` unless it is being made
+    (its lock, as ``making`` takes it, held by another process or thread:
+    then it is left, and False returned). The lock file stays: a process
+    waiting on it holds it open, and a new one under the same name would
+    let two makers in at once. Raises ``OSError`` if the lock file cannot
+    be opened or the folder not removed."""
+    with open(root / f".{name}.lock", "a") as lock:
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            return False
+        shutil.rmtree(root / name)
+        return True

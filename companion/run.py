@@ -216,7 +216,7 @@ def _run(*, port: int, host: str, pinout: Any, db: Path | None, microphone: str 
              "Speech checking is off: calls are not checked by ear.")
     else:
         try:
-            from companion.referee.adaptation import Adapter, background_builders
+            from companion.referee.adaptation import KEEP_MODELS, Adapter, background_builders
             from companion.referee.recognizer import open_recognizer
             from companion.referee.stream import CallLevels, Listener
 
@@ -228,7 +228,7 @@ def _run(*, port: int, host: str, pinout: Any, db: Path | None, microphone: str 
 
             levels = CallLevels()  # the callers' loudness outlives a reopened stream
             # each player's adapted model, built in the background from their takes
-            adapter = Adapter(wait=False, builders=background_builders())
+            adapter = Adapter(wait=False, builders=background_builders(), keep=KEEP_MODELS)
 
             def listener_for(rate: int) -> Any:
                 return Listener(engine, rate, levels=levels, adapter=adapter)

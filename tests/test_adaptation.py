@@ -19,12 +19,14 @@ import pytest
 from fsdd import FSDD, needs_fsdd, take
 from test_replay_human import heard_cache
 
+from companion.made_once import making
 from companion.referee.adaptation import (
     AdaptationError,
     Adapter,
     Tools,
     background_builders,
     bundled_model,
+    prune,
     takes_digest,
     write_mixture_weights,
 )
@@ -223,6 +225,49 @@ def test_the_work_of_a_build_cut_short_is_removed_when_the_model_is_built(
     model = adapter.model(takes, {"six": "S IH K S"})
     assert model is not None and model.name == key and (model / "means").is_file()
     assert not left.exists() and other.is_dir()
+
+
+def models_made(root: Path, names: list[str]) -> None:
+    """Finished models (a ``means`` file each) under ``root``, used in the
+    order given, a minute apart, the last most recently."""
+    for k, name in enumerate(names):
+        (root / name).mkdir(parents=True)
+        (root / name / "means").write_bytes(b"x")
+        os.utime(root / name, (1_700_000_000 + 60 * k,) * 2)
+
+
+def test_the_cache_keeps_the_models_used_last(tmp_path: Path) -> None:
+    old = [f"{k:020x}" for k in range(5)]  # the oldest first
+    models_made(tmp_path, old)
+    (tmp_path / "base-0123456789ab").mkdir()  # the bundled model's copy: not a player's
+    (tmp_path / f".{old[2]}.lock").write_bytes(b"")
+    (tmp_path / f".{'f' * 20}.part").mkdir()  # a build under way
+    removed = prune(tmp_path, 2, spare={old[0]})
+    assert sorted(removed) == [old[1], old[2]]
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(
+        [old[0], old[3], old[4], "base-0123456789ab", f".{old[1]}.lock", f".{old[2]}.lock",
+         f".{'f' * 20}.part"])
+    with making(tmp_path, old[0]):  # being built again: left alone
+        assert prune(tmp_path, 1) == [old[3]]
+    assert prune(tmp_path, 1) == [old[0]]
+
+
+def test_a_model_handed_out_is_kept_and_the_oldest_go(tmp_path: Path) -> None:
+    # Abby recorded her takes again months ago; her model of now was built
+    # before the other three were last used. The live table hands it out:
+    # it is used now, so it stays, and only the most recent other one with it.
+    takes = {"six": [np.arange(800.0)]}
+    abby = takes_digest(takes, {"six": "S IH K S"})
+    others = [f"{k:020x}" for k in range(3)]
+    models_made(tmp_path, [abby, *others])
+    assert Adapter(tmp_path).model(takes, {"six": "S IH K S"}) == tmp_path / abby
+    assert len(list(tmp_path.iterdir())) == 4  # a replay keeps every model
+    used = {p.name: p.stat().st_mtime for p in tmp_path.iterdir()}
+    assert used[abby] > max(used[o] for o in others)  # ... and says it used Abby's now
+    live = Adapter(tmp_path, wait=False, keep=2)
+    assert live.model(takes, {"six": "S IH K S"}) == tmp_path / abby
+    assert sorted(p.name for p in tmp_path.iterdir() if not p.name.startswith(".")) == sorted(
+        [abby, others[2]])
 
 
 def test_the_work_of_a_base_copy_cut_short_is_removed_when_it_is_made(tmp_path: Path) -> None:

@@ -1,12 +1,14 @@
-"""``companion.made_once.making``: a folder made once in a shared cache."""
+"""``companion.made_once``: a folder made once in a shared cache, and removed
+only when nobody is making it."""
 
 from __future__ import annotations
 
+import threading
 from pathlib import Path
 
 import pytest
 
-from companion.made_once import making
+from companion.made_once import making, remove
 
 
 def test_a_making_starts_from_an_empty_work_folder_and_leaves_only_what_it_made(
@@ -26,3 +28,23 @@ def test_a_making_that_fails_leaves_no_work_behind(tmp_path: Path) -> None:
         (work / "means").write_bytes(b"x")
         raise RuntimeError("a tool failed")
     assert sorted(p.name for p in (tmp_path / "cache").iterdir()) == [".model.lock"]
+
+
+def test_a_folder_is_removed_unless_it_is_being_made(tmp_path: Path) -> None:
+    (tmp_path / "old" / "means").parent.mkdir()
+    (tmp_path / "old" / "means").write_bytes(b"x")
+    holding, release = threading.Event(), threading.Event()
+
+    def make() -> None:  # another thread making it again, holding its lock
+        with making(tmp_path, "old"):
+            holding.set()
+            release.wait(timeout=30)
+
+    maker = threading.Thread(target=make)
+    maker.start()
+    assert holding.wait(timeout=30)
+    assert remove(tmp_path, "old") is False and (tmp_path / "old" / "means").is_file()
+    release.set()
+    maker.join(timeout=30)
+    assert remove(tmp_path, "old") is True and not (tmp_path / "old").exists()
+    assert (tmp_path / ".old.lock").is_file()  # kept: a waiting maker may hold it open

@@ -22,7 +22,9 @@ adapted model (``companion.referee.stream.Listener``); the model's mixture
 weights (``sendump``) and everything else stay the bundled model's.
 Adapted models are kept in a folder (``cache_dir``) under a digest of the
 takes and their words, so a player's model is built once, by one process
-at a time (a lock file beside it; ``companion.made_once``).
+at a time (a lock file beside it; ``companion.made_once``). A player who
+records their takes again gets a new model; the live table keeps the
+``KEEP_MODELS`` used most recently and removes the rest (``prune``).
 """
 
 from __future__ import annotations
@@ -32,12 +34,13 @@ import hashlib
 import itertools
 import logging
 import os
+import re
 import shutil
 import struct
 import subprocess
 import threading
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -45,7 +48,7 @@ import numpy as np
 import numpy.typing as npt
 
 from companion.errors import CompanionError
-from companion.made_once import making
+from companion.made_once import making, remove
 from companion.referee.cmudict import CmuDictionary
 from companion.referee.templates import in_noise
 
@@ -69,6 +72,16 @@ ENV_VAR = "COMPANION_CACHE"
 """Overrides the folder adapted models are kept in (``cache_dir``)."""
 SPHINXTRAIN = Path("/usr/lib/sphinxtrain")
 """Where Debian's ``sphinxtrain`` puts ``bw`` and ``map_adapt``."""
+KEEP_MODELS = 32
+"""How many players' adapted models the live table keeps in its cache
+(``Adapter(keep=...)``): those used most recently. A model holds about
+1.7 MB of its own (its means and variances; its other files are links to
+the bundled model's copy), and every new set of a player's takes is a new
+model, so without a bound the cache only grows. 32 covers the regulars of
+a few tables; a model removed is built again, in seconds, the next time
+its takes are used."""
+MODEL_NAME = re.compile(r"[0-9a-f]{20}")
+"""The name of an adapted model's folder: its ``takes_digest``."""
 
 
 class AdaptationError(CompanionError, RuntimeError):
@@ -203,15 +216,22 @@ class Adapter:
     as child processes, a core each), in the order asked, and return None
     until it is ready (the live table, whose ear must not stop; see
     ``background_builders``). ``tools``: the programs (default
-    ``Tools.find()``, looked up on first use)."""
+    ``Tools.find()``, looked up on first use). ``keep``: after handing out
+    a model for the first time, keep only this many under ``root``, those
+    used most recently, and never one this adapter has handed out
+    (``prune``; None: keep every model, as a replay and the benchmarks
+    do)."""
 
     def __init__(self, root: Path | None = None, *, wait: bool = True,
-                 tools: Tools | None = None, builders: int = 1) -> None:
+                 tools: Tools | None = None, builders: int = 1,
+                 keep: int | None = None) -> None:
         self.root = root or cache_dir()
         self.builders = max(1, builders)
         self.wait = wait
+        self.keep = keep
         self._tools = tools
         self._lock = threading.Lock()
+        self._used: set[str] = set()  # the models handed out
         self._building: set[str] = set()
         self._failed: set[str] = set()
         self._queue: list[tuple[str, dict[str, list[npt.NDArray[np.float64]]],
@@ -238,6 +258,7 @@ class Adapter:
         key = takes_digest(usable, pronunciations)
         done = self.root / key
         if (done / "means").is_file():
+            self._handed_out(key)
             return done
         with self._lock:
             if key in self._failed:
@@ -255,11 +276,29 @@ class Adapter:
                         worker.start()
                 return None
         try:
-            return self._build(key, usable, pronunciations)
+            built = self._build(key, usable, pronunciations)
         except (AdaptationError, OSError):
             with self._lock:
                 self._failed.add(key)
             raise
+        self._handed_out(key)
+        return built
+
+    def _handed_out(self, key: str) -> None:
+        """The model ``key`` is handed out: the first time, its folder's
+        time is set to now (when it was last used, for ``prune``) and,
+        with ``keep``, the cache is pruned."""
+        with self._lock:
+            if key in self._used:
+                return
+            self._used.add(key)
+            spare = set(self._used)
+        try:
+            os.utime(self.root / key)
+        except OSError as exc:  # (it is there to be used, or was a moment ago)
+            log.warning("an adapted model's time of use could not be set: %s", exc)
+        if self.keep is not None:
+            prune(self.root, self.keep, spare)
 
     def _pronunciations(self, takes: Mapping[str, object]) -> dict[str, str]:
         """Each word's first pronunciation in the bundled CMU dictionary
@@ -394,6 +433,33 @@ class Adapter:
             shutil.copy(adapted / name, model / name)
         _settle(model, out)
         return out
+
+
+def prune(root: Path, keep: int, spare: Collection[str] = ()) -> list[str]:
+    """Remove the adapted models under ``root`` but the ``keep`` used most
+    recently (by their folders' modification times: when built, or when an
+    ``Adapter`` last handed one out) and those named in ``spare``; a model
+    being built is left (``made_once.remove``), and so is everything that is
+    not a finished model (the bundled model's copy, lock files, work
+    folders). Returns the names removed. What cannot be read or removed is
+    logged and left, never raised: a full cache is no reason to stop a
+    game."""
+    try:
+        models = [(f.stat().st_mtime, f.name) for f in root.iterdir()
+                  if MODEL_NAME.fullmatch(f.name) and (f / "means").is_file()]
+    except OSError as exc:
+        log.warning("the adapted models could not be listed: %s", exc)
+        return []
+    removed = []
+    for _, name in sorted(models, reverse=True)[keep:]:
+        if name in spare:
+            continue
+        try:
+            if remove(root, name):
+                removed.append(name)
+        except OSError as exc:
+            log.warning("an old adapted model could not be removed: %s", exc)
+    return removed
 
 
 @functools.cache
