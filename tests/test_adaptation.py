@@ -252,22 +252,37 @@ def test_the_cache_keeps_the_models_used_last(tmp_path: Path) -> None:
     assert prune(tmp_path, 1) == [old[0]]
 
 
-def test_a_model_handed_out_is_kept_and_the_oldest_go(tmp_path: Path) -> None:
+def test_a_model_handed_out_is_kept_and_the_oldest_go_when_one_is_built(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     # Abby recorded her takes again months ago; her model of now was built
-    # before the other three were last used. The live table hands it out:
-    # it is used now, so it stays, and only the most recent other one with it.
-    takes = {"six": [np.arange(800.0)]}
-    abby = takes_digest(takes, {"six": "S IH K S"})
+    # before the other three were last used. The live table hands it out,
+    # then builds Beth's new model: Abby's, used now, stays beside Beth's,
+    # and the three others go. (The build itself is stood in for: what is
+    # tested is what the cache keeps; the tools' builds are tested above.)
+    def built(self: Adapter, key: str, *_: Any) -> Path:
+        (self.root / key).mkdir()
+        (self.root / key / "means").write_bytes(b"x")
+        return self.root / key
+
+    monkeypatch.setattr(Adapter, "_build_now", built)
+    abby, beth = {"six": [np.arange(800.0)]}, {"six": [np.arange(900.0)]}
+    pron = {"six": "S IH K S"}
+    abbys = takes_digest(abby, pron)
     others = [f"{k:020x}" for k in range(3)]
-    models_made(tmp_path, [abby, *others])
-    assert Adapter(tmp_path).model(takes, {"six": "S IH K S"}) == tmp_path / abby
-    assert len(list(tmp_path.iterdir())) == 4  # a replay keeps every model
+    models_made(tmp_path, [abbys, *others])
+    assert Adapter(tmp_path).model(abby, pron) == tmp_path / abbys
     used = {p.name: p.stat().st_mtime for p in tmp_path.iterdir()}
-    assert used[abby] > max(used[o] for o in others)  # ... and says it used Abby's now
+    assert used[abbys] > max(used[o] for o in others)  # a replay says it used Abby's now
     live = Adapter(tmp_path, wait=False, keep=2)
-    assert live.model(takes, {"six": "S IH K S"}) == tmp_path / abby
+    assert live.model(abby, pron) == tmp_path / abbys
+    assert len([p for p in tmp_path.iterdir() if not p.name.startswith(".")]) == 4
+    assert live.model(beth, pron) is None and live.idle(timeout=30)
     assert sorted(p.name for p in tmp_path.iterdir() if not p.name.startswith(".")) == sorted(
-        [abby, others[2]])
+        [abbys, takes_digest(beth, pron)])
+    # a replay keeps every model
+    models_made(tmp_path / "replay", others)
+    assert Adapter(tmp_path / "replay").model(beth, pron) is not None
+    assert len([p for p in (tmp_path / "replay").iterdir() if not p.name.startswith(".")]) == 4
 
 
 def test_the_work_of_a_base_copy_cut_short_is_removed_when_it_is_made(tmp_path: Path) -> None:

@@ -216,11 +216,12 @@ class Adapter:
     as child processes, a core each), in the order asked, and return None
     until it is ready (the live table, whose ear must not stop; see
     ``background_builders``). ``tools``: the programs (default
-    ``Tools.find()``, looked up on first use). ``keep``: after handing out
-    a model for the first time, keep only this many under ``root``, those
-    used most recently, and never one this adapter has handed out
-    (``prune``; None: keep every model, as a replay and the benchmarks
-    do)."""
+    ``Tools.find()``, looked up on first use). ``keep``: after each model
+    it builds, keep only this many under ``root``, those used most
+    recently, and never one this adapter has handed out (``prune``, done by
+    the builder, not by the ear asking for a model; None: keep every model,
+    as a replay and the benchmarks do). Only a build adds a model, so
+    pruning after builds bounds the cache."""
 
     def __init__(self, root: Path | None = None, *, wait: bool = True,
                  tools: Tools | None = None, builders: int = 1,
@@ -282,22 +283,27 @@ class Adapter:
                 self._failed.add(key)
             raise
         self._handed_out(key)
+        self._pruned()
         return built
 
     def _handed_out(self, key: str) -> None:
         """The model ``key`` is handed out: the first time, its folder's
-        time is set to now (when it was last used, for ``prune``) and,
-        with ``keep``, the cache is pruned."""
+        time is set to now (when it was last used, for ``prune``)."""
         with self._lock:
             if key in self._used:
                 return
             self._used.add(key)
-            spare = set(self._used)
         try:
             os.utime(self.root / key)
         except OSError as exc:  # (it is there to be used, or was a moment ago)
             log.warning("an adapted model's time of use could not be set: %s", exc)
+
+    def _pruned(self, *built: str) -> None:
+        """With ``keep``, the cache pruned after a build (``prune``), sparing
+        the models handed out and those just ``built``."""
         if self.keep is not None:
+            with self._lock:
+                spare = self._used | set(built)
             prune(self.root, self.keep, spare)
 
     def _pronunciations(self, takes: Mapping[str, object]) -> dict[str, str]:
@@ -328,6 +334,7 @@ class Adapter:
                 key, takes, pronunciations = self._queue.pop(0)
             try:
                 self._build(key, takes, pronunciations)
+                self._pruned(key)
             except (AdaptationError, OSError) as exc:
                 log.warning("a player's voice could not be adapted: %s", exc)
                 with self._lock:
