@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import hashlib
 import http.server
+import os
 import threading
 import zipfile
 from collections.abc import Iterator
@@ -173,3 +174,48 @@ def test_status_says_whether_the_speech_embedding_model_is_there(
     assert code == 0
     assert ("speech-embedding model: no (its weights file is missing: "
             "install the companion again)") in out
+
+
+def voice_models(cache: Path, names: list[str]) -> None:
+    """Players' finished voice models under ``$COMPANION_CACHE/adapted``,
+    used in the order given (the last most recently), each with 300 kB
+    of its own and 5 MB linked to a shared file (the bundled model's
+    copy), which is not theirs to count."""
+    root = cache / "adapted"
+    root.mkdir(parents=True, exist_ok=True)
+    (root / "shared").write_bytes(b"s" * 5_000_000)
+    for k, name in enumerate(names):
+        (root / name).mkdir()
+        (root / name / "means").write_bytes(b"m" * 300_000)
+        os.link(root / "shared", root / name / "sendump")
+        os.utime(root / name, (1_700_000_000 + 60 * k,) * 2)
+
+
+def test_status_counts_the_players_voice_models_and_prune_keeps_those_used_last(
+        monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.setenv("COMPANION_CACHE", str(tmp_path))
+    code, out = run("status")
+    assert code == 0
+    assert f"players' own voice models: 0 in {tmp_path / 'adapted'} (0.0 MB)" in out
+    names = [f"{k:020x}" for k in range(3)]
+    voice_models(tmp_path, names)
+    code, out = run("status")
+    assert code == 0
+    assert (f"players' own voice models: 3 in {tmp_path / 'adapted'} (0.9 MB); "
+            "a table keeps the 32 used last") in out
+    code, out = run("prune", "--keep", "1")
+    assert code == 0, out
+    assert f"removed 2 voice model(s); 1 kept in {tmp_path / 'adapted'} (0.3 MB)" in out
+    assert sorted(p.name for p in (tmp_path / "adapted").iterdir()
+                  if not p.name.startswith(".")) == [names[2], "shared"]
+    code, out = run("prune")  # as a table keeps them: nothing more to remove
+    assert code == 0 and "removed 0 voice model(s); 1 kept" in out
+
+
+def test_prune_refuses_a_negative_keep_by_name(monkeypatch: pytest.MonkeyPatch,
+                                               tmp_path: Path) -> None:
+    monkeypatch.setenv("COMPANION_CACHE", str(tmp_path))
+    voice_models(tmp_path, ["0" * 20])
+    code, out = run("prune", "--keep", "-1")
+    assert code == 2 and "--keep" in out
+    assert (tmp_path / "adapted" / ("0" * 20) / "means").is_file()

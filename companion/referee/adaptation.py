@@ -469,6 +469,22 @@ def prune(root: Path, keep: int, spare: Collection[str] = ()) -> list[str]:
     return removed
 
 
+def kept_models(root: Path) -> tuple[int, int]:
+    """How many finished adapted models are under ``root`` and the bytes
+    of their own files (those not linked to the bundled model's copy: the
+    means and variances); (0, 0) when the folder is missing. Raises
+    ``OSError`` if it cannot be read."""
+    if not root.is_dir():
+        return 0, 0
+    count = size = 0
+    for folder in root.iterdir():
+        if MODEL_NAME.fullmatch(folder.name) and (folder / "means").is_file():
+            count += 1
+            size += sum(st.st_size for st in (f.stat() for f in folder.iterdir())
+                        if st.st_nlink == 1)
+    return count, size
+
+
 @functools.cache
 def _bundled_dictionary() -> CmuDictionary:
     """The bundled CMU dictionary, one per process (it keeps the words it

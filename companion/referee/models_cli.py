@@ -14,7 +14,8 @@ from companion.referee.models import MODELS, install, models_dir, status
 
 @click.group()
 def models() -> None:
-    """Speech models: install the English vosk model, list what is installed."""
+    """Speech models: install the English vosk model, list what is installed,
+    prune the players' own voice models."""
 
 
 @models.command("install")
@@ -71,3 +72,33 @@ def status_cmd(root: Path | None) -> None:
     click.echo("players' takes also compared by the speech-embedding model: "
                + (f"yes ({model})" if embedding.available()
                   else "no (its weights file is missing: install the companion again)"))
+    from companion.referee import adaptation
+
+    folder = adaptation.cache_dir()
+    try:
+        count, size = adaptation.kept_models(folder)
+    except OSError as exc:
+        click.echo(f"players' own voice models: cannot be read ({exc})")
+    else:
+        click.echo(f"players' own voice models: {count} in {folder} ({size / 1e6:.1f} MB); "
+                   f"a table keeps the {adaptation.KEEP_MODELS} used last")
+
+
+@models.command("prune")
+@click.option("--keep", type=click.IntRange(min=0), default=None,
+              help="How many to keep, those used last (default: as a table keeps them).")
+def prune_cmd(keep: int | None) -> None:
+    """Remove the players' own voice models but those used last. A model
+    removed is built again from the player's takes when they next play."""
+    from companion.referee import adaptation
+
+    folder = adaptation.cache_dir()
+    keep = adaptation.KEEP_MODELS if keep is None else keep
+    try:
+        removed = adaptation.prune(folder, keep) if folder.is_dir() else []
+        count, size = adaptation.kept_models(folder)
+    except OSError as exc:
+        click.echo(f"companion: the voice models in {folder} cannot be read: {exc}", err=True)
+        sys.exit(1)
+    click.echo(f"removed {len(removed)} voice model(s); {count} kept in {folder} "
+               f"({size / 1e6:.1f} MB)")
