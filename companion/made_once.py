@@ -43,15 +43,18 @@ def making(root: Path, name: str) -> Iterator[Path]:
 
 def remove(root: Path, name: str) -> bool:
     """Remove the folder ``name`` under ``root`` unless it is being made
-    (its lock, as ``making`` takes it, held by another process or thread:
-    then it is left, and False returned). The lock file stays: a process
-    waiting on it holds it open, and a new one under the same name would
-    let two makers in at once. Raises ``OSError`` if the lock file cannot
-    be opened or the folder not removed."""
+    (its lock, as ``making`` takes it, held by another process or thread)
+    or is already gone (another process removed it first): whether this
+    call removed it. The lock file stays: a process waiting on it holds it
+    open, and a new one under the same name would let two makers in at
+    once. Raises ``OSError`` if the lock file cannot be opened or the
+    folder not removed."""
     with open(root / f".{name}.lock", "a") as lock:
         try:
             fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
+            return False
+        if not (root / name).exists():
             return False
         shutil.rmtree(root / name)
         return True

@@ -48,3 +48,4 @@ def test_a_folder_is_removed_unless_it_is_being_made(tmp_path: Path) -> None:
     maker.join(timeout=30)
     assert remove(tmp_path, "old") is True and not (tmp_path / "old").exists()
     assert (tmp_path / ".old.lock").is_file()  # kept: a waiting maker may hold it open
+    assert remove(tmp_path, "old") is False  # another process removed it first
