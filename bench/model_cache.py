@@ -21,8 +21,6 @@ import os
 import shutil
 import sys
 import tempfile
-import time
-from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -31,6 +29,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from evening import machine
+from first_call import timed
 from humanset import Raw
 
 from companion.referee.adaptation import KEEP_MODELS, Adapter, kept_models, prune
@@ -57,13 +56,6 @@ def siblings(model: Path, n: int) -> list[str]:
     return names
 
 
-def timed(fn: Callable[[], list[str]]) -> tuple[list[str], float, float]:
-    """``fn()``, and its wall and CPU seconds."""
-    wall, cpu = time.perf_counter(), time.process_time()
-    out = fn()
-    return out, time.perf_counter() - wall, time.process_time() - cpu
-
-
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--models", type=int, default=150, help="models in the cache before pruning")
@@ -78,15 +70,15 @@ def main(argv: list[str] | None = None) -> int:
         siblings(model, args.models - 1)
         os.utime(model)  # the model in use: the newest
         count, size = kept_models(root)
-        removed, wall, cpu = timed(lambda: prune(root, KEEP_MODELS, {model.name}))
+        cpu, wall = timed(prune, root, KEEP_MODELS, {model.name})
         after, after_size = kept_models(root)
-        _, wall2, cpu2 = timed(lambda: prune(root, KEEP_MODELS, {model.name}))
+        cpu2, wall2 = timed(prune, root, KEEP_MODELS, {model.name})
     print(f"Machine: {machine()}\n")
     print(f"Adapted models in the cache: {count}, {size / 1e6:.1f} MB of their own "
           f"({size / count / 1e6:.2f} MB a model); kept after pruning: {after} "
           f"({after_size / 1e6:.1f} MB)\n")
     print("| prune | models removed | wall s | CPU s |\n|---|---|---|---|")
-    print(f"| {count} models to {KEEP_MODELS} | {len(removed)} | {wall:.3f} | {cpu:.3f} |")
+    print(f"| {count} models to {KEEP_MODELS} | {count - after} | {wall:.3f} | {cpu:.3f} |")
     print(f"| {after} models, nothing to remove | 0 | {wall2:.4f} | {cpu2:.4f} |")
     return 0
 

@@ -452,8 +452,7 @@ def prune(root: Path, keep: int, spare: Collection[str] = ()) -> list[str]:
     logged and left, never raised: a full cache is no reason to stop a
     game."""
     try:
-        models = [(f.stat().st_mtime, f.name) for f in root.iterdir()
-                  if MODEL_NAME.fullmatch(f.name) and (f / "means").is_file()]
+        models = [(f.stat().st_mtime, f.name) for f in _finished(root)]
     except OSError as exc:
         log.warning("the adapted models could not be listed: %s", exc)
         return []
@@ -477,12 +476,19 @@ def kept_models(root: Path) -> tuple[int, int]:
     if not root.is_dir():
         return 0, 0
     count = size = 0
-    for folder in root.iterdir():
-        if MODEL_NAME.fullmatch(folder.name) and (folder / "means").is_file():
-            count += 1
-            size += sum(st.st_size for st in (f.stat() for f in folder.iterdir())
-                        if st.st_nlink == 1)
+    for folder in _finished(root):
+        count += 1
+        size += sum(st.st_size for st in (f.stat() for f in folder.iterdir())
+                    if st.st_nlink == 1)
     return count, size
+
+
+def _finished(root: Path) -> list[Path]:
+    """The finished adapted models' folders under ``root``: named by a
+    ``takes_digest`` (``MODEL_NAME``) and holding their means. Raises
+    ``OSError`` if ``root`` cannot be read."""
+    return [f for f in root.iterdir()
+            if MODEL_NAME.fullmatch(f.name) and (f / "means").is_file()]
 
 
 @functools.cache
