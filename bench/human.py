@@ -269,17 +269,19 @@ def metered(backend: Any, session: Any, audio: Any, pcm: np.ndarray,
 
 def prepare_takes(enrollment: Any) -> None:
     """What the ear derives from each player's takes once (their speech
-    embeddings, ``embedding.prepare``, and each word's spread,
-    ``Enrollment.spread``), done before a round's audio and outside the
-    meter: a table does it once an evening, but a set whose rounds each
-    have takes of their own (``enrolled.py --at-table``) would otherwise
-    charge it to every round's first calls."""
-    from companion.referee import embedding
+    embeddings, ``embedding.prepare``, each word's spread,
+    ``Enrollment.spread``, and the takes' noisy copies, ``templates.warm``,
+    which the live table makes as a game starts), done before a round's
+    audio and outside the meter: a table does it once an evening, but a set
+    whose rounds each have takes of their own (``enrolled.py --at-table``)
+    would otherwise charge it to every round's first calls."""
+    from companion.referee import embedding, templates
 
     for player in list(enrollment.takes):
         embedding.prepare(enrollment, player)
         for word in enrollment.words(player):
             enrollment.spread(player, word)
+    templates.warm([enrollment.voice(player, learnt=False) for player in enrollment.takes])
 
 
 def rule(session: Any, heard: list[tuple[Any, float]]) -> list[dict[str, Any]]:

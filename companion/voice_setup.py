@@ -36,7 +36,7 @@ import numpy.typing as npt
 import soxr
 
 from companion.errors import StoreError
-from companion.referee import embedding
+from companion.referee import embedding, templates
 from companion.referee.enrollment import Takes, load_enrollment
 from companion.referee.templates import RATE, Enrollment, trim
 
@@ -303,12 +303,14 @@ class VoiceSetup:
     def load(self, players: Sequence[str]) -> None:
         """Give the ear the kept takes of ``players`` (a new game's): a
         player whose takes cannot be read is left out (logged) and learnt
-        anew. Their speech embeddings are then made in a thread of their
-        own (``embedding.warm``; ``warmed`` waits for it), before the first
-        calls that would otherwise wait for them."""
+        anew. Their speech embeddings and their copies in noise are then
+        made in a thread of their own (``embedding.warm``,
+        ``templates.warm``; ``warmed`` waits for it), before the first calls
+        that would otherwise wait for them."""
         if self.store is None:
             return
         read: list[npt.NDArray[np.int16]] = []
+        voices: list[dict[str, list[npt.NDArray[np.int16]]]] = []
         for player in players:
             takes = self.store.takes(player)
             try:
@@ -321,15 +323,16 @@ class VoiceSetup:
             with self._lock:
                 self.enrollment.take_over(player, loaded if loaded is not None else Enrollment())
             if loaded is not None:
-                read += [x for xs in loaded.voice(player, learnt=False).values() for x in xs]
+                voices.append(loaded.voice(player, learnt=False))
+                read += [x for xs in voices[-1].values() for x in xs]
         if read:
-            self._warming = threading.Thread(target=embedding.warm, args=(read,), daemon=True,
+            self._warming = threading.Thread(target=_warm, args=(read, voices), daemon=True,
                                              name="companion-embedding")
             self._warming.start()
 
     def warmed(self, timeout: float | None = None) -> bool:
-        """Wait until the speech embeddings of the takes ``load`` read are
-        made (or ``timeout`` seconds); whether they are."""
+        """Wait until the speech embeddings and noisy copies of the takes
+        ``load`` read are made (or ``timeout`` seconds); whether they are."""
         if self._warming is not None:
             self._warming.join(timeout)
         return self._warming is None or not self._warming.is_alive()
@@ -338,6 +341,15 @@ class VoiceSetup:
         if self.on_change is not None:
             self.on_change()
 
+
+
+def _warm(read: list[npt.NDArray[np.int16]],
+          voices: list[dict[str, list[npt.NDArray[np.int16]]]]) -> None:
+    """What the ear derives from kept takes, made before the game's first
+    calls: the takes' speech embeddings (``read``), then their copies in
+    noise (``voices``, one ``{word: takes}`` per player)."""
+    embedding.warm(read)
+    templates.warm(voices)
 
 def attach(setup: VoiceSetup, hub: Any) -> None:
     """Keep ``setup`` with ``hub``'s games (a ``companion.hub.Hub``): each

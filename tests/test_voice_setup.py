@@ -641,3 +641,54 @@ def test_kept_takes_read_for_a_new_game_are_embedded_before_the_first_call(
     assert embedding.witness(fresh.enrollment, "Abby", ["two"], call) is not None
     assert embedded == [len(call)]
     assert VoiceSetup(WORDS, store).warmed(timeout=0)  # nothing loaded: nothing to wait for
+
+
+@needs_fsdd
+def test_kept_takes_read_for_a_new_game_are_copied_into_noise_before_the_first_call(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # The caller's takes are compared with a call in noise through copies of
+    # them in that noise. For the takes a game loads, those copies are made
+    # in the background as it starts, every step of noise and both cuts, so
+    # the first call heard in noise makes none while a ruling waits.
+    from companion.referee import templates
+
+    store = TakeStore(tmp_path)
+    setup = VoiceSetup(WORDS, store)
+    setup.start(["Abby"])
+    for digit in (1, 2, 3):
+        assert setup.heard(fsdd(digit, 0), RATE) is not None
+    # a new process: nothing kept yet
+    monkeypatch.setattr(templates, "_copies", templates.Kept(templates.COPIES_KEPT))
+    made: list[float] = []
+    real = templates.in_noise
+    monkeypatch.setattr(templates, "in_noise",
+                        lambda pcm, snr_db, seed=0: made.append(snr_db) or real(pcm, snr_db, seed))
+    fresh = VoiceSetup(WORDS, store)
+    fresh.load(["Abby"])
+    assert fresh.warmed(timeout=120)
+    steps = templates.noisy_steps()
+    assert steps[0] == templates.NOISY_SNR_DB and steps[-1] == 0.0
+    assert sorted(made) == sorted(s for s in steps for _ in range(3 * 2))  # 3 takes, 2 cuts
+    made.clear()
+    call = fsdd(2, 40)
+    for snr_db in (4.0, 16.0, 29.0):
+        assert fresh.enrollment.match("Abby", ["two"], call, snr_db=snr_db) is not None
+    assert made == []
+    # the same takes in an enrollment whose copies were not made ahead
+    monkeypatch.setattr(templates, "_copies", templates.Kept(templates.COPIES_KEPT))
+    cold = templates.enrollment_of({"Abby": fresh.enrollment.voice("Abby", learnt=False)})
+    assert cold.match("Abby", ["two"], call, snr_db=16.0) is not None
+    assert made == [15.0] * 3
+
+
+def test_warming_copies_stops_at_its_share_of_the_cache(monkeypatch: pytest.MonkeyPatch) -> None:
+    # A table of many players must not push its own copies out of the cache
+    # while it makes them: warm stops at its share and says how many it made.
+    from companion.referee import templates
+
+    monkeypatch.setattr(templates, "_copies", templates.Kept(templates.COPIES_KEPT))
+    rng = np.random.default_rng(3)
+    voice = {"one": [(rng.normal(0, 3000, RATE // 2)).astype(np.int16) for _ in range(2)]}
+    assert templates.warm([voice], most=5) == 5
+    assert templates.warm([voice]) == len(templates.noisy_steps()) * 2 * 2
+    assert templates.warm([]) == 0

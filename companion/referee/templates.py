@@ -441,6 +441,50 @@ def noisy_copy(pcm: npt.ArrayLike, snr_db: float, margin_db: float, seed: int,
     return made
 
 
+
+WARM_SHARE = 0.75
+"""``warm`` makes at most this share of ``COPIES_KEPT`` copies ahead: the
+rest is left for the copies of calls learnt at the table and of takes
+recorded during the evening (a table of six players' takes, ten words of
+three takes each, at every step and both cuts, is about 4,000)."""
+
+
+def noisy_steps() -> list[float]:
+    """The SNRs, dB, at which noisy copies of the takes are made: every
+    ``SNR_STEP_DB`` step an utterance under ``NOISY_SNR_DB`` rounds to
+    (``Enrollment._templates``), from the top (the mildest noise) down."""
+    top = round(NOISY_SNR_DB / SNR_STEP_DB)  # (an SNR just under the line rounds up to it)
+    return [k * SNR_STEP_DB for k in range(top, -1, -1)]
+
+
+def warm(voices: Iterable[Mapping[str, Sequence[npt.ArrayLike]]],
+         most: int | None = None) -> int:
+    """Make the noisy copies of takes (``noisy_copy``) before any call needs
+    them: for players' takes read from where they are kept, as a game
+    starts, so a call heard in noise is not kept waiting while its caller's
+    takes are copied into that noise (bench/RESULTS.md, "The takes' noisy
+    copies made when the game starts"). ``voices``: one mapping per player,
+    ``{word: [16-bit mono samples at RATE Hz, ...]}`` in the order
+    ``Enrollment.voice(player, learnt=False)`` gives them (a take's place
+    in its word's list seeds its noise). Every step of ``noisy_steps``,
+    mildest first, each with both cuts (``FLOOR_DB``, ``STEADY_FLOOR_DB``),
+    at most ``most`` copies in all (None: ``WARM_SHARE`` of
+    ``COPIES_KEPT``). Touches no ``Enrollment`` (the cache is locked, and
+    a copy made twice is the same), so it may run in a thread beside the
+    ear. The number of copies made or found kept."""
+    budget = int(COPIES_KEPT * WARM_SHARE) if most is None else most
+    takes = [(digest(pcm), pcm, i) for voice in voices for word_takes in voice.values()
+             for i, pcm in enumerate(word_takes)]
+    n = 0
+    for step in noisy_steps():
+        for margin in (FLOOR_DB, STEADY_FLOOR_DB):
+            for key, pcm, i in takes:
+                if n >= budget:
+                    return n
+                noisy_copy(pcm, step, margin, i, key)
+                n += 1
+    return n
+
 @dataclass
 class Enrollment:
     """The players' enrolled takes: ``takes[player][word]`` is a list of
