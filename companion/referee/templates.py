@@ -445,8 +445,10 @@ def noisy_copy(pcm: npt.ArrayLike, snr_db: float, margin_db: float, seed: int,
 WARM_SHARE = 0.75
 """``warm`` makes at most this share of ``COPIES_KEPT`` copies ahead: the
 rest is left for the copies of calls learnt at the table and of takes
-recorded during the evening (a table of six players' takes, ten words of
-three takes each, at every step and both cuts, is about 4,000)."""
+recorded during the evening. One player's takes (ten words, three takes
+each) at every step and both cuts are 660 copies, so four players' are
+made whole, and of a larger table the steps of the loudest noise are left
+to be made on first need."""
 
 
 def noisy_steps() -> list[float]:
