@@ -327,7 +327,7 @@ class VoiceSetup:
                 read += [x for xs in voices[-1].values() for x in xs]
         if read:
             self._warming = threading.Thread(target=_warm, args=(read, voices), daemon=True,
-                                             name="companion-embedding")
+                                             name="companion-takes")
             self._warming.start()
 
     def warmed(self, timeout: float | None = None) -> bool:
@@ -340,7 +340,6 @@ class VoiceSetup:
     def _changed(self) -> None:
         if self.on_change is not None:
             self.on_change()
-
 
 
 def _warm(read: list[npt.NDArray[np.int16]],

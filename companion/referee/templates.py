@@ -441,7 +441,6 @@ def noisy_copy(pcm: npt.ArrayLike, snr_db: float, margin_db: float, seed: int,
     return made
 
 
-
 WARM_SHARE = 0.75
 """``warm`` makes at most this share of ``COPIES_KEPT`` copies ahead: the
 rest is left for the copies of calls learnt at the table and of takes
@@ -486,6 +485,7 @@ def warm(voices: Iterable[Mapping[str, Sequence[npt.ArrayLike]]],
                 noisy_copy(pcm, step, margin, i, key)
                 n += 1
     return n
+
 
 @dataclass
 class Enrollment:
