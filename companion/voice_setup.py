@@ -309,7 +309,6 @@ class VoiceSetup:
         that would otherwise wait for them."""
         if self.store is None:
             return
-        read: list[npt.NDArray[np.int16]] = []
         voices: list[dict[str, list[npt.NDArray[np.int16]]]] = []
         for player in players:
             takes = self.store.takes(player)
@@ -324,9 +323,8 @@ class VoiceSetup:
                 self.enrollment.take_over(player, loaded if loaded is not None else Enrollment())
             if loaded is not None:
                 voices.append(loaded.voice(player, learnt=False))
-                read += [x for xs in voices[-1].values() for x in xs]
-        if read:
-            self._warming = threading.Thread(target=_warm, args=(read, voices), daemon=True,
+        if any(word_takes for voice in voices for word_takes in voice.values()):
+            self._warming = threading.Thread(target=_warm, args=(voices,), daemon=True,
                                              name="companion-takes")
             self._warming.start()
 
@@ -342,13 +340,13 @@ class VoiceSetup:
             self.on_change()
 
 
-def _warm(read: list[npt.NDArray[np.int16]],
-          voices: list[dict[str, list[npt.NDArray[np.int16]]]]) -> None:
-    """What the ear derives from kept takes, made before the game's first
-    calls: the takes' speech embeddings (``read``), then their copies in
-    noise (``voices``, one ``{word: takes}`` per player)."""
-    embedding.warm(read)
+def _warm(voices: list[dict[str, list[npt.NDArray[np.int16]]]]) -> None:
+    """What the ear derives from kept takes (``voices``, one ``{word: takes}``
+    per player), made before the game's first calls: the takes' speech
+    embeddings, then their copies in noise."""
+    embedding.warm(x for voice in voices for takes in voice.values() for x in takes)
     templates.warm(voices)
+
 
 def attach(setup: VoiceSetup, hub: Any) -> None:
     """Keep ``setup`` with ``hub``'s games (a ``companion.hub.Hub``): each
