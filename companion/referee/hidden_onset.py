@@ -1,4 +1,4 @@
-"""The start of a word that a steady noise floor hides, found from the caller's takes.
+"""The start of a word that a noise hides, found from the caller's takes.
 
 Over a steady floor (a fan, a hiss) the segmenter finds a call where its
 level first stands clearly over the floor. In "three", "two" and "six"
@@ -22,14 +22,20 @@ Two witnesses of how much of the word the noise hid:
   start of a word can be under it; in a quiet room the frames before a
   word hold breath and the room, which this would take for the word.
 
-The onset is moved back by the mean of the two (by the takes' alone when
-the band cannot tell: over a noise not steady in the band,
-``STEADY_BAND_DB``; and by the band's alone for a word the caller has no
-takes of): each alone misses by the spread of what it reads (the takes by
-how this call's start differs from theirs, the spectrum by the noise's own
-ups and downs), and the two misses are apart (bench/RESULTS.md, "The start
-of a word the hiss hides: the call's own band spectrum"). In a quiet room
-nothing moves, since the word stands over the floor from its start.
+Over a noise that is not steady (clatter, talk at the table), the soft
+start hides under the noise heard just before the word (``noise_before``)
+rather than a floor, and only the takes can tell: the band spectrum of
+such a noise is not steady enough to tell a word's start from it.
+
+Over a steady floor the onset is moved back by the mean of the two (by the
+takes' alone when the band cannot tell: over a noise not steady in the
+band, ``STEADY_BAND_DB``; and by the band's alone for a word the caller
+has no takes of): each alone misses by the spread of what it reads (the
+takes by how this call's start differs from theirs, the spectrum by the
+noise's own ups and downs), and the two misses are apart
+(bench/RESULTS.md, "The start of a word the hiss hides: the call's own
+band spectrum"). In a quiet room nothing moves, since the word stands over
+the floor from its start.
 
 Audio is 16-bit mono PCM; levels are powers (mean square, int16 scale) of
 10 ms frames.
@@ -62,6 +68,20 @@ LONGEST_S = 0.25
 development speakers' takes (3 each of 10 words), a word runs at most
 0.14 s from its start to its first frame within 15 dB of its loudest,
 but for one "three" (0.29 s)."""
+
+
+NOISE_BEFORE_S = 0.3
+"""Over a noise that is not steady (clatter, talk), a word's soft start
+hides under the noise heard just before it rather than under a floor: the
+median power of the 10 ms frames of this many seconds, up to ``GAP_S``
+before the onset (``noise_before``). Chosen on the human development
+split in kitchen noise and talk at 10 dB, where the onsets of "two",
+"three" and "six" came late as in a hiss (bench/RESULTS.md, "The start of
+a word that clatter or talk hides")."""
+
+GAP_S = 0.02
+"""The frames ``noise_before`` weighs end this many seconds before the
+onset, which can be a frame or two into the word."""
 
 
 def frame_powers(pcm: npt.ArrayLike, rate: int) -> npt.NDArray[np.float64]:
@@ -98,6 +118,15 @@ def hidden_lead(takes: Sequence[npt.ArrayLike], peak: float, floor: float, rate:
     if not leads:
         return 0.0
     return min(LONGEST_S, float(np.median(leads)))
+
+
+def noise_before(audio: npt.ArrayLike, rate: int) -> float:
+    """The power a word's start hides under over a noise that is not steady:
+    the median of the 10 ms frame powers (mean square, int16 scale) of
+    ``audio`` (mono samples at ``rate`` Hz, the ``NOISE_BEFORE_S`` seconds
+    before the onset less ``GAP_S``); 0.0 when shorter than a frame."""
+    power = frame_powers(audio, rate)
+    return float(np.median(power)) if len(power) else 0.0
 
 
 BAND_HZ = (300.0, 4000.0)

@@ -834,7 +834,8 @@ class Listener:
             return tuple(Word(w.text, w.start + base, w.end + base,
                               w.confidence if own else judged.confidence) for w in words)
 
-        moved = self._unhidden(onset, verdict, heard, pcm[:real], seg.start + first, owed)
+        moved = self._unhidden(onset, verdict, heard, pcm[:real], seg.start + first, owed,
+                               recognized=bool(evidence.words))
         result = Heard(onset=moved, end=end, words=placed(heard, verdict), forced=seg.forced,
                        sounded=sounded if sounded != moved else None,
                        outcome=verdict.outcome, pcm=pcm[:real], rate=self.rate)
@@ -1225,7 +1226,8 @@ class Listener:
                                    for w in heard]
 
     def _unhidden(self, onset: float, verdict: Verdict, heard: Sequence[Word],
-                  pcm: npt.NDArray[np.int16], start: int, owed: Owed) -> float:
+                  pcm: npt.NDArray[np.int16], start: int, owed: Owed, *,
+                  recognized: bool) -> float:
         """``onset`` (table seconds) moved back over the start of the first
         word heard that a steady floor hid (``hidden_onset.word_lead``: the
         caller's takes of that word, at the call's loudest 10 ms frame from
@@ -1234,14 +1236,22 @@ class Listener:
         and the call is quiet enough to ask it: ``hidden_onset.band_asked``).
         ``start``: the stream index of ``pcm``'s first sample.
 
-        Only for a call ruled right or a mistake over a steady floor (the
-        segmenter's last 4 s, ``_floor_steady``; not the utterance's own
-        samples, which are mostly the call), never before the flip that
-        made the call owed nor before ``pcm``'s first sample (word times in
-        seconds from it). ``onset`` unchanged otherwise, or with neither the
-        caller's takes of that word nor the noise before the onset."""
-        if not heard or not self._floor_steady() or verdict.outcome not in ("right", "mistake"):
+        Over a noise that is not steady (clatter, talk: ``_floor_steady``
+        false), the floor is the noise heard just before the onset when it
+        is louder (``hidden_onset.noise_before``), and the caller's takes
+        are the only witness (the band spectrum cannot tell a word from
+        such a noise), asked only of a word the recognizer heard
+        (``recognized``; a word the takes alone found there may be the
+        noise itself).
+
+        Only for a call ruled right or a mistake, never before the flip
+        that made the call owed nor before ``pcm``'s first sample (word
+        times in seconds from it). ``onset`` unchanged otherwise, or with
+        neither the caller's takes of that word nor the noise before the
+        onset."""
+        if not heard or verdict.outcome not in ("right", "mistake"):
             return onset
+        steady_floor = self._floor_steady()
         takes = ([] if self.enrollment is None or owed.caller is None
                  else self.enrollment.audio.get(owed.caller, {}).get(heard[0].text, []))
         base = self.time_of(start)  # ``pcm``'s first sample, table seconds
@@ -1253,8 +1263,17 @@ class Listener:
         if not len(power):
             return onset
         floor = 10 ** (self.segmenter.floor_dbfs / 10) * 32768.0 ** 2
-        peak = float(power.max()) - floor
         at = start + offset  # the onset's stream index
+        if not steady_floor:
+            before = self._recent.kept(
+                at - round((hidden_onset.NOISE_BEFORE_S + hidden_onset.GAP_S) * self.rate),
+                at - round(hidden_onset.GAP_S * self.rate))
+            if before is None or not takes or not recognized:
+                return onset
+            floor = max(floor, hidden_onset.noise_before(before, self.rate))
+            lead = hidden_onset.hidden_lead(takes, float(power.max()) - floor, floor, TAKES_RATE)
+            return max(onset - lead, base, owed.at)
+        peak = float(power.max()) - floor
         audio = self._recent.kept(
             at - round((hidden_onset.REFERENCE_S + hidden_onset.LONGEST_S) * self.rate),
             at + round(hidden_onset.SPECTRUM_S * self.rate),
