@@ -102,7 +102,13 @@ class Thresholds:
     the dev split in kitchen noise the clatter heard as game words in gun
     cards' windows peaked at 0.03-0.28 (one at 0.90) and the callers' own
     calls, wrong numbers included, at 0.79 or more (bench/RESULTS.md, "A
-    silent card's clatter is no voice").
+    silent card's clatter is no voice"). The same bar holds for a call
+    found right by the caller's takes where the recognizer did not hear the
+    word owed, over a noise that is not steady (``takes_without_voice``):
+    on the dev split the kitchen clatter the takes took for the call owed
+    peaked at 0.04-0.37, the calls they found at 0.78 or more but for
+    pieces of clatter just before the call (bench/RESULTS.md, "A call the
+    takes found in clatter needs a voice").
 
     With the caller's enrolled takes (``Evidence.template_gap``,
     ``companion.referee.templates``):
@@ -697,6 +703,25 @@ def takes_overrule(ev: Evidence, th: Thresholds = DEFAULT) -> bool:
     wrong = [w for w in ev.words if w.text not in (ev.expected or ())]
     return (all(w.text in ev.enrolled for w in wrong)
             or (ev.template_fit is not None and ev.template_fit <= th.template_fit))
+
+
+def takes_decided(ev: Evidence) -> bool:
+    """Whether a call ruled right on ``ev`` was the caller's takes' finding
+    (or the speech embedding's) rather than the recognizer's: a call is
+    owed and none of its words was among the game words kept."""
+    return bool(ev.expected) and not set(ev.expected or ()) & {w.text for w in ev.words}
+
+
+def takes_without_voice(ev: Evidence, th: Thresholds = DEFAULT) -> bool:
+    """Whether a call the caller's takes found (``takes_decided``) over a
+    noise that is not steady (``Evidence.steady`` false: clatter or talk)
+    is no voice: Silero VAD's speech probability (``Evidence.voice``, which
+    the stream asks only then) under ``silent_voice``. Such a call is
+    unsure, never right: clatter the takes' cepstra fitted to the word owed
+    would otherwise cover a caller who has not spoken yet (a hesitation
+    taken for a call on time). False when the voice was not asked."""
+    return (takes_decided(ev) and not ev.steady and ev.voice is not None
+            and ev.voice < th.silent_voice)
 
 
 def talk_edged(ev: Evidence) -> bool:

@@ -71,9 +71,11 @@ from companion.referee.decision import (
     no_rival,
     steady_not_clear,
     takes_alone,
+    takes_decided,
     takes_find,
     takes_name,
     takes_overrule,
+    takes_without_voice,
     talk_edged,
 )
 from companion.referee.enhance import RATE as SUPPRESSOR_RATE
@@ -807,6 +809,13 @@ class Listener:
                         # there, as when the cepstral takes alone find it.
                         sounded = max(sounded, base + found[0].start)
                         onset = max(sounded, word_at)
+        if verdict.outcome == "right" and takes_decided(evidence) and not evidence.steady:
+            # The caller's takes found the call where the recognizer heard no
+            # word of it, in clatter or talk: only if it is a voice.
+            evidence = replace(evidence,
+                               voice=self.voice.speech_probability(pcm[:real], self.rate))
+            if takes_without_voice(evidence, self.thresholds):
+                verdict, heard = Verdict("unsure", 0.0), []
         learnt = heard  # what the utterance itself was ruled on (a twin's rest is not learnt)
         if not early and verdict.outcome == "right":
             rest = self._twin_rest_alone(evidence, pcm[:real], heard, owed, last_voiced)
