@@ -31,7 +31,7 @@ import roomsim  # noqa: E402
 
 from companion.audio.array import Seating  # noqa: E402
 from companion.events import Say  # noqa: E402
-from companion.referee import seats  # noqa: E402
+from companion.referee import seats, stream  # noqa: E402
 from companion.referee.adaptation import Adapter  # noqa: E402
 from companion.referee.beam import (  # noqa: E402
     BAND_HZ,
@@ -474,10 +474,14 @@ def test_a_scrap_after_another_seats_call_is_not_the_callers_call_on_the_takes_a
 
     assert [t >= call.onset_t - 0.15 for t in debbies()] == [True]
     # Without the vetting (every utterance as heard, whatever its seat), the
-    # seatless scrap is her call, before she spoke.
+    # voice witness keeps the scrap out too: Silero hears no voice in it
+    # (``decision.takes_without_voice``) ...
     says = SteeredEar.says
     monkeypatch.setattr(SteeredEar, "says",
                         lambda self, heard: says(self, replace(heard, unseated=None)))
+    assert [t >= call.onset_t - 0.15 for t in debbies()] == [True]
+    # ... and without either, the seatless scrap is her call, before she spoke.
+    monkeypatch.setattr(stream, "takes_without_voice", lambda *args, **kwargs: False)
     assert [t < call.prompt[2] + 0.3 for t in debbies()] == [True]
 
 

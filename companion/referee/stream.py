@@ -1238,7 +1238,7 @@ class Listener:
                   pcm: npt.NDArray[np.int16], start: int, owed: Owed, *,
                   recognized: bool) -> float:
         """``onset`` (table seconds) moved back over the start of the first
-        word heard that a steady floor hid (``hidden_onset.word_lead``: the
+        word heard that a noise hid (``hidden_onset.word_lead``: the
         caller's takes of that word, at the call's loudest 10 ms frame from
         ``onset`` to the word's end, over the segmenter's floor; and the
         stream's band spectrum around the onset, while ``_recent`` keeps it
