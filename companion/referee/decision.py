@@ -10,7 +10,8 @@ rules authority and the public session format is unchanged:
 * ``right``: the words are the call owed, or its start (the first number of
   a twin), or the caller's takes find it where the words do not (their
   cepstra, or their speech embeddings: ``Evidence.embedding_gap``): sure
-  (1.0).
+  (1.0). What the takes find in clatter or talk must also be a voice to
+  Silero VAD (``takes_without_voice``; unsure otherwise).
 * ``mistake``: a game word that is not the call, heard surely enough that
   a correct call is (almost) never ruled one (by the recognizer; with the
   caller's enrolled takes as a second witness, and their speech
