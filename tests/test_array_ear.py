@@ -485,6 +485,33 @@ def test_a_scrap_after_another_seats_call_is_not_the_callers_call_on_the_takes_a
     assert [t < call.prompt[2] + 0.3 for t in debbies()] == [True]
 
 
+def test_a_correct_call_three_witnesses_name_three_words_is_no_mistake(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # The arrays benchmark's dev room 507, fourth talk round at 10 dB, 4-mic
+    # array, each player's three takes enrolled: Carter says "three" while
+    # two or three others talk. The recognizer hears "four", his cepstral
+    # takes fit "five" best and the speech embedding puts "eight" nearest:
+    # each against the three, no two naming one word. It was ruled a wrong
+    # number; now no mistake is ruled in his window. With the agreement not
+    # asked (``decision.named_twice`` patched to always agree) the same
+    # round rules his call a mistake again.
+    from companion.referee import decision
+
+    rendered = roomsim.render_session(tmp_path, "r", condition="talk10", array="usb4",
+                                      seed=507 * 1000 + 3, enroll=3)
+    call = rendered.calls[2]
+    assert (call.player, call.said, call.kind) == ("Carter", "three", "right")
+
+    def carters_mistakes() -> list[dict[str, object]]:
+        return [r for r in _replayed(rendered.path)
+                if r["type"] == "mistake" and r["player"] == "Carter"
+                and call.flip_t <= float(str(r["t"])) <= call.end_t + 3.0]
+
+    assert carters_mistakes() == []
+    monkeypatch.setattr(decision, "named_twice", lambda ev: True)
+    assert [(r["kind"], r["heard"]) for r in carters_mistakes()] == [("wrong_number", ["four"])]
+
+
 def _heard_in_scene(azimuths: tuple[float, float],
                     confidences: tuple[float, float] = (1.0, 1.0),
                     first_decoded: bool = True) -> list[Say]:

@@ -860,6 +860,29 @@ def test_three_witnesses_not_when_the_takes_name_another_word_barely() -> None:
     assert decide(one).outcome == "mistake"
 
 
+def test_three_witnesses_each_naming_another_word_are_no_mistake() -> None:
+    """Carter's correct "three" in a simulated room with two or three people
+    talking at other seats 10 dB under the calls (bench/arrays.py, dev room
+    507, the 4-mic array, round 3; the evidence as the ear recorded it):
+    heard as "four" (0.534), the cepstral takes fitting "five" best (gap
+    2.34) and the speech embedding putting "eight" nearest after the call
+    owed (gap 0.28). Each witness is against the three, but no two name
+    the same word: unsure, not a mistake. When two of them name one word,
+    or the embedding's word is unknown, or the word heard is one the caller
+    never enrolled (no take could name it), the same evidence is three
+    witnesses' mistake."""
+    ev = _one_word(Word("four", 0.0, 0.35, 0.534), expected=("three",), loud_db=-25.63,
+                   reference_db=-31.27, floor_dbfs=-61.82, template_gap=2.345,
+                   template_word="three", template_fit=1.544, template_best_fit=1.225,
+                   template_best_word="five", embedding_gap=0.276, embedding_rival="eight")
+    assert decide(ev).outcome == "unsure"
+    for named in (replace(ev, embedding_rival="four"), replace(ev, embedding_rival="five"),
+                  replace(ev, template_best_word="four", embedding_rival="eight"),
+                  replace(ev, embedding_rival=None),
+                  replace(ev, enrolled=ev.enrolled - {"four"})):
+        assert decide(named).outcome == "mistake", named
+
+
 def test_a_mistake_in_steady_noise_asks_the_speech_embedding_too() -> None:
     """A correct "seven" in white noise at 10 dB (the ten-round evenings'
     dev split, s019, heard from the first white-noise round; the evidence

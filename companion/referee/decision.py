@@ -323,7 +323,8 @@ class Thresholds:
       (``_three_witnesses``: the recognizer heard only other game words,
       the cepstral takes' gap is ``template_mistake`` or more and the call
       owed's takes do not fit better by their own spread, the audio clear
-      and at the callers' level). On the development split no
+      and at the callers' level, two of the three naming one wrong word:
+      ``named_twice``). On the development split no
       correct call's unsure utterance met the rule from 0.1 on; 0.2 keeps
       twice that margin (bench/RESULTS.md, "Three witnesses of a wrong
       number"). Over a steady floor below the clear SNR (white noise) the
@@ -449,7 +450,10 @@ class Evidence:
     verdict on the call owed in the speech-embedding space
     (``embedding.witness``; None: not looked for, or it could not tell);
     ``embedding_spot_gap`` the same over the spot's stretch alone
-    (``spot_start`` to ``spot_end``; None: no spot, or not told).
+    (``spot_start`` to ``spot_end``; None: no spot, or not told);
+    ``embedding_rival`` the word not owed whose embedding takes fit the
+    whole utterance best (``embedding.Witness.rival``; None when
+    ``embedding_gap`` is).
     ``voice``: while silence is owed, the highest speech probability
     (0..1) Silero VAD gives the decoded audio (``voiced.VoiceWitness``;
     None: not asked, or it could not tell)."""
@@ -478,6 +482,7 @@ class Evidence:
     embedding_gap: float | None = None
     spot_end: float | None = None
     embedding_spot_gap: float | None = None
+    embedding_rival: str | None = None
     voice: float | None = None
 
 
@@ -525,7 +530,8 @@ def _three_witnesses(ev: Evidence, th: Thresholds) -> bool:
     worse than another word, and their speech-embedding takes
     ``embedding_mistake`` or more worse; the loudest word ``clear_snr_db``
     over the floor and at the callers' level (``caller_db``); not edged by
-    another voice rising (``talk_edged``). Not when the call owed's cepstral takes fit it
+    another voice rising (``talk_edged``); two of the three naming one wrong
+    word (``named_twice``). Not when the call owed's cepstral takes fit it
     better by their own spread than the nearest word's (``owed_fits_better``):
     the cepstral witness then names no other word (a correct "six" heard as
     "eight" in talk on a simulated table, the six's takes fitting at 1.34
@@ -560,6 +566,7 @@ def _three_witnesses(ev: Evidence, th: Thresholds) -> bool:
     the word heard, at the agreed loudness line")."""
     alike = _takes_heard_alike(ev)
     return (ev.embedding_gap is not None and ev.embedding_gap >= th.embedding_mistake
+            and named_twice(ev)
             and ev.template_gap is not None and ev.template_gap >= th.template_mistake
             and ev.template_best_word not in (ev.expected or ())
             and not owed_fits_better(ev)
@@ -569,6 +576,25 @@ def _three_witnesses(ev: Evidence, th: Thresholds) -> bool:
             and not set(ev.expected or ()) & {w.text for w in ev.decoded}
             and (clear_snr(ev, th) or (_steady_floor(ev) and alike))
             and _as_loud_as_calls(ev, th.caller_agreed_db if alike else th.caller_db))
+
+
+def named_twice(ev: Evidence) -> bool:
+    """Whether two of a mistake's three witnesses name one wrong word: the
+    recognizer's words not owed, the word the caller's cepstral takes fit
+    best (``Evidence.template_best_word``) and the word the speech
+    embedding puts nearest after the call owed (``embedding_rival``). Three
+    witnesses that each name a different word agree only that the audio is
+    not the call owed, as a correct call half drowned by another voice is
+    not: Carter's "three" in a simulated room with talk at 10 dB, heard as
+    "four", the takes naming "five" and the embedding "eight", was ruled a
+    mistake (bench/RESULTS.md, "Three witnesses naming one wrong word").
+    True when the embedding's word is unknown (None), or when a wrong word
+    heard is one the caller never enrolled: no take can name it."""
+    wrong = {w.text for w in ev.words} - set(ev.expected or ())
+    if ev.embedding_rival is None or wrong - ev.enrolled:
+        return True
+    return (ev.template_best_word in wrong or ev.embedding_rival in wrong
+            or ev.template_best_word == ev.embedding_rival)
 
 
 def _takes_heard_alike(ev: Evidence) -> bool:

@@ -1466,7 +1466,7 @@ class Listener:
         if found is None:
             return None
         at_spot = told[1] if spot is not None else None
-        evidence = replace(evidence, embedding_gap=found.gap,
+        evidence = replace(evidence, embedding_gap=found.gap, embedding_rival=found.rival,
                            embedding_spot_gap=None if at_spot is None else at_spot.gap)
         judged = decide(evidence, self.thresholds)
         if judged.outcome == "mistake":  # the witnesses agree against the call
@@ -1500,7 +1500,8 @@ class Listener:
         told = self._witnessed(pcm, heard, owed, [None])
         if not told or told[0] is None:
             return evidence, verdict
-        evidence = replace(evidence, embedding_gap=told[0].gap)
+        evidence = replace(evidence, embedding_gap=told[0].gap,
+                           embedding_rival=told[0].rival)
         return evidence, decide(evidence, self.thresholds)
 
     def _witnessed(self, pcm: npt.NDArray[np.int16], heard: Sequence[Word], owed: Owed,
