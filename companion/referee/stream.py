@@ -914,7 +914,7 @@ class Listener:
         # (nothing the whole utterance's spot or embedding told is about the rest)
         fresh = replace(evidence, expected=rest, calls=alone.calls, spot_gap=None,
                         spot_fit=None, spot_start=None, spot_end=None, embedding_gap=None,
-                        embedding_spot_gap=None)
+                        embedding_rival=None, embedding_spot_gap=None)
         _, verdict, got, _, _ = self._hear_again(self.recognizer, fresh, tail,
                                                  (0.0, len(tail) / self.rate),
                                                  last_voiced - start, len(tail), alone)
