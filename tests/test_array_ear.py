@@ -354,6 +354,19 @@ def _replayed(path: Path) -> list[dict[str, object]]:
     return [r for r in rulings if r["type"] in ("call_ok", "mistake")]
 
 
+def _round_call(tmp_path: Path, condition: str, array: str, round_seed: int, index: int,
+                truth: tuple[str, str, str]) -> tuple[roomsim.Rendered, roomsim.CallTruth]:
+    """The arrays benchmark's round ``round_seed`` of ``condition`` behind
+    ``array`` (each player's three takes enrolled), rendered in
+    ``tmp_path``, and its call ``index``, checked to be ``truth`` (player,
+    word said, kind): the round the test was written on."""
+    rendered = roomsim.render_session(tmp_path, "r", condition=condition, array=array,
+                                      seed=round_seed, enroll=3)
+    call = rendered.calls[index]
+    assert (call.player, call.said, call.kind) == truth
+    return rendered, call
+
+
 def _ruled_right_only_by(tmp_path: Path, round_seed: int, index: int, truth: tuple[str, str],
                          withhold: Callable[[], None]) -> None:
     """In the arrays benchmark's talk-at-10-dB round ``round_seed`` (usb4,
@@ -362,10 +375,7 @@ def _ruled_right_only_by(tmp_path: Path, round_seed: int, index: int, truth: tup
     round; after ``withhold()`` (one hearing, or one witness of the seat,
     patched out) no call of that player is ruled in its window, and no
     other ruling moves."""
-    rendered = roomsim.render_session(tmp_path, "r", condition="talk10", array="usb4",
-                                      seed=round_seed, enroll=3)
-    call = rendered.calls[index]
-    assert (call.player, call.said, call.kind) == (*truth, "right")
+    rendered, call = _round_call(tmp_path, "talk10", "usb4", round_seed, index, (*truth, "right"))
 
     def callers(rulings: list[dict[str, object]]) -> list[dict[str, object]]:
         return [r for r in rulings if r.get("player") == call.player
@@ -412,10 +422,8 @@ def test_behind_an_array_the_callers_own_model_hears_the_seat_masked_copy(
     from companion.replay import replay_all
     from companion.voice.pack import load_pack
 
-    rendered = roomsim.render_session(tmp_path, "r", condition="talk10", array="usb4",
-                                      seed=500 * 1000 + 2, enroll=3)
-    call = rendered.calls[2]
-    assert (call.player, call.said, call.kind) == ("Carter", "three", "right")
+    rendered, call = _round_call(tmp_path, "talk10", "usb4", 500 * 1000 + 2, 2,
+                                 ("Carter", "three", "right"))
     no_witness = replace(DEFAULT, embedding_right=-math.inf)
     for adapt, thresholds, found in ((False, no_witness, False), (True, no_witness, True),
                                      (False, DEFAULT, True)):
@@ -461,10 +469,8 @@ def test_a_scrap_after_another_seats_call_is_not_the_callers_call_on_the_takes_a
     # alone, it was her call_ok before she spoke. Behind an array such a
     # call stands only from the caller's seat; hers then is taken when she
     # says it.
-    rendered = roomsim.render_session(tmp_path, "w", condition="wrong_seat", array="hat6",
-                                      seed=501 * 1000 + 1, enroll=3)
-    call = rendered.calls[3]
-    assert (call.player, call.said, call.kind) == ("Debbie", "four", "right")
+    rendered, call = _round_call(tmp_path, "wrong_seat", "hat6", 501 * 1000 + 1, 3,
+                                 ("Debbie", "four", "right"))
     assert call.prompt is not None and call.prompt[0] == "Carter"
 
     def debbies() -> list[float]:
@@ -497,10 +503,8 @@ def test_a_correct_call_three_witnesses_name_three_words_is_no_mistake(
     # round rules his call a mistake again.
     from companion.referee import decision
 
-    rendered = roomsim.render_session(tmp_path, "r", condition="talk10", array="usb4",
-                                      seed=507 * 1000 + 3, enroll=3)
-    call = rendered.calls[2]
-    assert (call.player, call.said, call.kind) == ("Carter", "three", "right")
+    rendered, call = _round_call(tmp_path, "talk10", "usb4", 507 * 1000 + 3, 2,
+                                 ("Carter", "three", "right"))
 
     def carters_mistakes() -> list[dict[str, object]]:
         return [r for r in _replayed(rendered.path)
