@@ -8,12 +8,10 @@ seeded white noise, the clatter the real kitchen noise of
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
 import numpy as np
 import pytest
 from fsdd import RATE, needs_fsdd, take
+from kitchen_noise import kitchen, needs_kitchen
 
 from companion.referee import hidden_onset
 from companion.referee.recognizer import Spellings
@@ -21,11 +19,6 @@ from companion.referee.sphinx_backend import SphinxRecognizer
 from companion.referee.stream import Listener
 from companion.referee.templates import Enrollment
 from companion.voice.pack import load_pack
-
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bench"))
-import humanset
-
-KITCHEN = humanset.DEFAULT_RAW / "talk" / "kitchen.wav"
 
 WORDS = ["zero", "one", "two", "three", "four", "five", "six", "seven"]
 
@@ -156,9 +149,7 @@ def heard_word(digit: int, k: int, noise: str | None) -> tuple[float, float, flo
     if noise == "hiss":
         pcm += np.random.default_rng(k).normal(0, level / 10 ** (10 / 20), len(pcm))
     elif noise == "kitchen":
-        clatter, rate = humanset.read_wav(KITCHEN)
-        assert rate == RATE
-        clatter = clatter[:len(pcm)].astype(np.float64)
+        clatter = kitchen(len(pcm) / RATE).astype(np.float64)
         pcm += clatter * level / 10 ** (10 / 20) / np.sqrt(np.mean(clatter ** 2))
     listener = Listener(SphinxRecognizer(Spellings.from_pack(load_pack("en"))), RATE,
                         enrollment=enrollment)
@@ -203,7 +194,7 @@ def test_the_th_of_three_under_a_hiss_is_the_calls_onset(
 
 @needs_fsdd
 @pytest.mark.slow
-@pytest.mark.skipif(not KITCHEN.is_file(), reason="no kitchen noise here")
+@needs_kitchen
 @pytest.mark.parametrize(("digit", "k"), [(3, 4), (3, 10), (6, 3)])
 def test_the_start_of_a_word_under_clatter_is_the_calls_onset(
         digit: int, k: int, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -7,12 +7,10 @@ the development speakers and the kitchen noise of ``../shared/human-calls``
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
 import numpy as np
 import pytest
 from fsdd import RATE, needs_fsdd, take
+from kitchen_noise import kitchen, needs_kitchen
 
 from companion.referee.decision import DEFAULT, Evidence, decide, takes_without_voice
 from companion.referee.recognizer import Spellings, Word
@@ -22,13 +20,6 @@ from companion.referee.templates import Enrollment
 from companion.referee.voiced import VoiceWitness
 from companion.voice.pack import load_pack
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bench"))
-import humanset
-
-KITCHEN = humanset.DEFAULT_RAW / "talk" / "kitchen.wav"
-needs_kitchen = pytest.mark.skipif(
-    not KITCHEN.is_file() or not (humanset.DEFAULT_RAW / "fsdd").is_dir(),
-    reason="no human-calls raw material here")
 WORDS = ["one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "zero"]
 
 
@@ -67,13 +58,6 @@ def test_the_callers_count_words_are_voices(voice: str) -> None:
         for k in range(3):
             p = witness.speech_probability(take(digit, voice, k, pad_s=0.2), RATE)
             assert p is not None and p >= DEFAULT.silent_voice, (digit, k, p)
-
-
-def kitchen(seconds: float) -> np.ndarray:
-    """The first ``seconds`` of the kitchen noise's development half, int16
-    at ``RATE`` (as the human set's generator reads it)."""
-    x = humanset.Raw(humanset.DEFAULT_RAW).kitchen("dev")[:round(seconds * RATE)]
-    return np.clip(np.rint(x * 32768.0), -32768, 32767).astype(np.int16)
 
 
 def heard_by(listener: Listener, pcm: np.ndarray, witness: bool) -> list[Heard]:
