@@ -585,14 +585,14 @@ def named_twice(ev: Evidence) -> bool:
     embedding puts nearest after the call owed (``embedding_rival``). Three
     witnesses that each name a different word agree only that the audio is
     not clearly the call owed, and a correct call half drowned by another
-    voice is not clearly the call either: Carter's "three" in a simulated room with talk at
-    10 dB, heard as "four", the takes naming "five" and the embedding
-    "eight", was ruled a mistake; on the development evidence such a
-    pattern was a correct word as often as a wrong call (bench/RESULTS.md,
-    "Three witnesses naming one wrong word"). True when the embedding's
-    word is unknown (None), or when a wrong word heard is one the caller
-    never enrolled ("ten" to "twelve", the phone card's sound): no take
-    can name it."""
+    voice is not clearly the call either: Carter's "three" in a simulated
+    room with talk at 10 dB, heard as "four", the takes naming "five" and
+    the embedding "eight", was ruled a mistake; on the development evidence
+    such a pattern was a correct word as often as a wrong call
+    (bench/RESULTS.md, "Three witnesses naming one wrong word"). True when
+    the embedding's word is unknown (None), or when a wrong word heard is
+    one the caller never enrolled ("ten" to "twelve", the phone card's
+    sound): no take can name it."""
     wrong = {w.text for w in ev.words} - set(ev.expected or ())
     if ev.embedding_rival is None or wrong - ev.enrolled:
         return True
